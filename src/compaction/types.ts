@@ -1,0 +1,125 @@
+import type { CompactionReason, CompactionTier } from '../log/events.js';
+import type { TokenCounter } from '../tokens/types.js';
+import type { Item } from '../transcript/types.js';
+
+export type { CompactionReason, CompactionTier } from '../log/events.js';
+
+export interface CompactionBudget {
+  /** The most tokens the transcript may hold (the trigger line). */
+  readonly maxTokens: number;
+  /** Where compaction aims, well under `maxTokens`, so it stays rare (hysteresis). */
+  readonly targetTokens: number;
+}
+
+export interface CompactionRequest {
+  readonly transcript: readonly Item[];
+  readonly reason: CompactionReason;
+  readonly budget: CompactionBudget;
+}
+
+export interface CompactionContext {
+  readonly tokens: TokenCounter;
+  readonly backend?: CompactionBackend;
+  readonly signal: AbortSignal;
+}
+
+export interface CompactionResult {
+  readonly transcript: readonly Item[];
+  /** Strategy-specific facts: what was removed, how much, and why it stopped. */
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+/** One way to make a transcript smaller. Pure over immutable arrays; output is protocol-valid. */
+export interface CompactionStrategy {
+  readonly name: string;
+  apply(request: CompactionRequest, context: CompactionContext): Promise<CompactionResult>;
+}
+
+export interface SummaryRequest {
+  /** The part of the conversation to summarize; untrusted data. */
+  readonly transcript: readonly Item[];
+  /** Text of the previous summary, folded forward into the new one. */
+  readonly previousSummary?: string;
+  readonly signal: AbortSignal;
+}
+
+export interface SummaryResult {
+  readonly text: string;
+  readonly usage?: { readonly promptTokens: number; readonly completionTokens: number };
+}
+
+/** Something that writes summaries: an LLM, or the offline extractive summarizer. */
+export interface CompactionBackend {
+  readonly name: string;
+  /** The most input tokens one `summarize` call may be given; larger input is chunked. */
+  readonly maxInputTokens: number;
+  summarize(request: SummaryRequest): Promise<SummaryResult>;
+}
+
+export interface TriggerInput {
+  readonly transcript: readonly Item[];
+  readonly tokens: TokenCounter;
+  /**
+   * Provider-reported prompt tokens of the latest request and the items it covered, when known.
+   * Triggers then use reported usage plus the estimate of items added since.
+   */
+  readonly reported?: {
+    readonly promptTokens: number;
+    /** How many leading items of `transcript` that request contained. */
+    readonly itemCount: number;
+  };
+}
+
+export interface TriggerDecision {
+  readonly fire: boolean;
+  /** Tokens the trigger believes the next request holds. */
+  readonly tokens: number;
+  /** Whether `tokens` came from provider-reported usage or from our own estimate. */
+  readonly basis: 'reported' | 'estimate';
+  readonly budget: CompactionBudget;
+}
+
+/** A separate predicate deciding when to compact; policy changes never touch strategies. */
+export interface CompactionTrigger {
+  readonly name: string;
+  evaluate(input: TriggerInput): TriggerDecision;
+}
+
+/**
+ * Where the loop runs mutators. `BeforeInference` is the budget check at the start of a run
+ * and before a reactive retry; host mutators opt into it through `points`.
+ */
+export type MutationPoint = 'AfterToolResult' | 'AfterTurnEnded' | 'BeforeInference';
+
+export interface MutationInput {
+  readonly transcript: readonly Item[];
+  readonly point: MutationPoint;
+  readonly reason?: CompactionReason;
+  readonly reported?: TriggerInput['reported'];
+  readonly signal: AbortSignal;
+}
+
+export interface MutationMarker {
+  readonly reason: CompactionReason;
+  readonly tier: CompactionTier;
+  readonly strategies: readonly string[];
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+}
+
+export type MutationOutput =
+  | { readonly dirty: false; readonly metadata?: Readonly<Record<string, unknown>> }
+  | {
+      readonly dirty: true;
+      readonly transcript: readonly Item[];
+      readonly metadata: Readonly<Record<string, unknown>>;
+      /** Present when the change is a compaction to be recorded as a `transcript-replaced` marker. */
+      readonly marker?: MutationMarker;
+    };
+
+/** Something the loop runs at its mutation points; a compactor is one. */
+export interface LoopMutator {
+  readonly name: string;
+  readonly points: readonly MutationPoint[];
+  mutate(input: MutationInput): Promise<MutationOutput>;
+}

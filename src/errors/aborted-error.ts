@@ -1,0 +1,17 @@
+import { LoopkeeperError } from './loopkeeper-error.js';
+
+const marker = Symbol.for('loopkeeper.error.aborted');
+
+/** The run was aborted by the host. */
+export class AbortedError extends LoopkeeperError {
+  readonly [marker] = true;
+
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(options?.code ?? 'aborted', message, options);
+    this.name = 'AbortedError';
+  }
+
+  static override isInstance(value: unknown): value is AbortedError {
+    return typeof value === 'object' && value !== null && marker in value;
+  }
+}

@@ -1,0 +1,17 @@
+import { LoopkeeperError } from './loopkeeper-error.js';
+
+const marker = Symbol.for('loopkeeper.error.compaction');
+
+/** A compaction step failed, for example the summarizer threw, timed out or returned a rejected summary. */
+export class CompactionError extends LoopkeeperError {
+  readonly [marker] = true;
+
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(options?.code ?? 'compaction', message, options);
+    this.name = 'CompactionError';
+  }
+
+  static override isInstance(value: unknown): value is CompactionError {
+    return typeof value === 'object' && value !== null && marker in value;
+  }
+}

@@ -1,0 +1,17 @@
+import { LoopkeeperError } from './loopkeeper-error.js';
+
+const marker = Symbol.for('loopkeeper.error.concurrency');
+
+/** An append was made against a stale `expectedSeq`: another writer got there first. Nothing was written. */
+export class ConcurrencyError extends LoopkeeperError {
+  readonly [marker] = true;
+
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(options?.code ?? 'concurrency', message, options);
+    this.name = 'ConcurrencyError';
+  }
+
+  static override isInstance(value: unknown): value is ConcurrencyError {
+    return typeof value === 'object' && value !== null && marker in value;
+  }
+}

@@ -1,0 +1,17 @@
+import { LoopkeeperError } from './loopkeeper-error.js';
+
+const marker = Symbol.for('loopkeeper.error.config');
+
+/** Options or identifiers given to loopkeeper are not acceptable. */
+export class ConfigError extends LoopkeeperError {
+  readonly [marker] = true;
+
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(options?.code ?? 'config', message, options);
+    this.name = 'ConfigError';
+  }
+
+  static override isInstance(value: unknown): value is ConfigError {
+    return typeof value === 'object' && value !== null && marker in value;
+  }
+}

@@ -1,0 +1,17 @@
+import { LoopkeeperError } from './loopkeeper-error.js';
+
+const marker = Symbol.for('loopkeeper.error.context_overflow');
+
+/** The transcript cannot be brought inside the context window: the compaction cap was reached or even the latest turn alone does not fit. */
+export class ContextOverflowError extends LoopkeeperError {
+  readonly [marker] = true;
+
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(options?.code ?? 'context_overflow', message, options);
+    this.name = 'ContextOverflowError';
+  }
+
+  static override isInstance(value: unknown): value is ContextOverflowError {
+    return typeof value === 'object' && value !== null && marker in value;
+  }
+}

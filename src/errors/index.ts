@@ -1,0 +1,11 @@
+export { AbortedError } from './aborted-error.js';
+export { CompactionError } from './compaction-error.js';
+export { ConcurrencyError } from './concurrency-error.js';
+export { ConfigError } from './config-error.js';
+export { ContextOverflowError } from './context-overflow-error.js';
+export { LoopkeeperError } from './loopkeeper-error.js';
+export { ModelError, type ModelErrorKind } from './model-error.js';
+export { MutatorError } from './mutator-error.js';
+export { ProtocolError } from './protocol-error.js';
+export { StoreError } from './store-error.js';
+export { ToolError } from './tool-error.js';

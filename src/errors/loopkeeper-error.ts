@@ -1,0 +1,25 @@
+const marker = Symbol.for('loopkeeper.error');
+
+/**
+ * Base of every error loopkeeper throws or records. The `Symbol.for` marker makes
+ * `isInstance` work across duplicated copies of the package, where `instanceof` would not.
+ */
+export class LoopkeeperError extends Error {
+  readonly [marker] = true;
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'LoopkeeperError';
+    this.code = code;
+  }
+
+  static isInstance(value: unknown): value is LoopkeeperError {
+    return typeof value === 'object' && value !== null && marker in value;
+  }
+
+  /** A plain, JSON-safe description used in logs and telemetry. */
+  toJSON(): { name: string; code: string; message: string } {
+    return { name: this.name, code: this.code, message: this.message };
+  }
+}

@@ -1,0 +1,42 @@
+import { LoopkeeperError } from './loopkeeper-error.js';
+
+const marker = Symbol.for('loopkeeper.error.model');
+
+export type ModelErrorKind =
+  | 'context_overflow'
+  | 'payload_too_large'
+  | 'rate_limited'
+  | 'auth'
+  | 'bad_request'
+  | 'server'
+  | 'network'
+  | 'timeout'
+  | 'aborted'
+  | 'invalid_response'
+  | 'unknown';
+
+/** A model call failed; `kind` says how, `retryable` whether trying again can help. */
+export class ModelError extends LoopkeeperError {
+  readonly [marker] = true;
+  readonly kind: ModelErrorKind;
+  readonly retryable: boolean;
+  readonly status: number | undefined;
+
+  constructor(
+    kind: ModelErrorKind,
+    message: string,
+    options?: { cause?: unknown; status?: number; retryable?: boolean },
+  ) {
+    super(`model_${kind}`, message, options);
+    this.name = 'ModelError';
+    this.kind = kind;
+    this.status = options?.status;
+    this.retryable =
+      options?.retryable ??
+      (kind === 'rate_limited' || kind === 'server' || kind === 'network' || kind === 'timeout');
+  }
+
+  static override isInstance(value: unknown): value is ModelError {
+    return typeof value === 'object' && value !== null && marker in value;
+  }
+}

@@ -1,0 +1,17 @@
+import { LoopkeeperError } from './loopkeeper-error.js';
+
+const marker = Symbol.for('loopkeeper.error.mutator');
+
+/** A mutator (or compactor) failed or returned a transcript that breaks the protocol; it was neither sent nor logged. */
+export class MutatorError extends LoopkeeperError {
+  readonly [marker] = true;
+
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(options?.code ?? 'mutator', message, options);
+    this.name = 'MutatorError';
+  }
+
+  static override isInstance(value: unknown): value is MutatorError {
+    return typeof value === 'object' && value !== null && marker in value;
+  }
+}

@@ -1,0 +1,31 @@
+import type { ProtocolProblem } from '../transcript/types.js';
+import { LoopkeeperError } from './loopkeeper-error.js';
+
+const marker = Symbol.for('loopkeeper.error.protocol');
+
+/** A transcript breaks the tool-call protocol; `problems` lists every break found. */
+export class ProtocolError extends LoopkeeperError {
+  readonly [marker] = true;
+  readonly problems: readonly ProtocolProblem[];
+
+  constructor(problems: readonly ProtocolProblem[], message?: string) {
+    super(
+      'protocol_invalid',
+      message ??
+        `Transcript is not protocol-valid (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems
+          .map((problem) => `  - ${formatProblem(problem)}`)
+          .join('\n')}`,
+    );
+    this.name = 'ProtocolError';
+    this.problems = problems;
+  }
+
+  static override isInstance(value: unknown): value is ProtocolError {
+    return typeof value === 'object' && value !== null && marker in value;
+  }
+}
+
+function formatProblem(problem: ProtocolProblem): string {
+  const where = problem.id === undefined ? `item ${problem.index}` : `item ${problem.index} (${problem.id})`;
+  return `${where}: ${problem.kind}: ${problem.message}`;
+}

@@ -1,0 +1,17 @@
+import { LoopkeeperError } from './loopkeeper-error.js';
+
+const marker = Symbol.for('loopkeeper.error.store');
+
+/** Reading or writing the session store failed, or the stored data is corrupt. */
+export class StoreError extends LoopkeeperError {
+  readonly [marker] = true;
+
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(options?.code ?? 'store', message, options);
+    this.name = 'StoreError';
+  }
+
+  static override isInstance(value: unknown): value is StoreError {
+    return typeof value === 'object' && value !== null && marker in value;
+  }
+}

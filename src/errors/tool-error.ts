@@ -1,0 +1,17 @@
+import { LoopkeeperError } from './loopkeeper-error.js';
+
+const marker = Symbol.for('loopkeeper.error.tool');
+
+/** A tool definition is not usable. */
+export class ToolError extends LoopkeeperError {
+  readonly [marker] = true;
+
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(options?.code ?? 'tool', message, options);
+    this.name = 'ToolError';
+  }
+
+  static override isInstance(value: unknown): value is ToolError {
+    return typeof value === 'object' && value !== null && marker in value;
+  }
+}

@@ -1,0 +1,117 @@
+import type { CompactionReason, CompactionTier, MutationPoint } from '../compaction/types.js';
+import type { RunOutcome } from '../log/events.js';
+import type { ModelUsage } from '../model/types.js';
+
+/** Fields every telemetry event carries. */
+interface TelemetryBase {
+  readonly sessionId: string;
+  readonly runId: string;
+  /** Milliseconds since the epoch. */
+  readonly at: number;
+}
+
+export interface SerializedError {
+  readonly name: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+export interface RunStarted extends TelemetryBase {
+  readonly type: 'RunStarted';
+}
+export interface InferenceStarted extends TelemetryBase {
+  readonly type: 'InferenceStarted';
+  readonly step: number;
+  readonly estimatedPromptTokens: number;
+}
+export interface InferenceDelta extends TelemetryBase {
+  readonly type: 'InferenceDelta';
+  readonly step: number;
+  readonly delta: string;
+}
+export interface InferenceFinished extends TelemetryBase {
+  readonly type: 'InferenceFinished';
+  readonly step: number;
+  readonly usage: ModelUsage | undefined;
+  readonly toolCalls: number;
+  readonly durationMs: number;
+}
+export interface InferenceFailed extends TelemetryBase {
+  readonly type: 'InferenceFailed';
+  readonly step: number;
+  readonly error: SerializedError;
+}
+export interface ToolCallStarted extends TelemetryBase {
+  readonly type: 'ToolCallStarted';
+  readonly callId: string;
+  readonly toolName: string;
+}
+export interface ToolCallFinished extends TelemetryBase {
+  readonly type: 'ToolCallFinished';
+  readonly callId: string;
+  readonly toolName: string;
+  readonly isError: boolean;
+  readonly durationMs: number;
+}
+export interface MutationStarted extends TelemetryBase {
+  readonly type: 'MutationStarted';
+  readonly mutator: string;
+  readonly point: MutationPoint;
+}
+export interface MutationFinished extends TelemetryBase {
+  readonly type: 'MutationFinished';
+  readonly mutator: string;
+  readonly point: MutationPoint;
+  readonly dirty: boolean;
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+export interface CompactionStarted extends TelemetryBase {
+  readonly type: 'CompactionStarted';
+  readonly reason: CompactionReason;
+  readonly attempt: number;
+}
+export interface CompactionFinished extends TelemetryBase {
+  readonly type: 'CompactionFinished';
+  readonly reason: CompactionReason;
+  readonly tier: CompactionTier;
+  readonly strategies: readonly string[];
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly effective: boolean;
+  readonly durationMs: number;
+}
+export interface CompactionFailed extends TelemetryBase {
+  readonly type: 'CompactionFailed';
+  readonly reason: CompactionReason;
+  readonly error: SerializedError;
+}
+export interface EmergencyPruneApplied extends TelemetryBase {
+  readonly type: 'EmergencyPruneApplied';
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly fits: boolean;
+}
+export interface RunFinished extends TelemetryBase {
+  readonly type: 'RunFinished';
+  readonly outcome: RunOutcome;
+  readonly steps: number;
+  readonly error: SerializedError | undefined;
+}
+
+export type TelemetryEvent =
+  | RunStarted
+  | InferenceStarted
+  | InferenceDelta
+  | InferenceFinished
+  | InferenceFailed
+  | ToolCallStarted
+  | ToolCallFinished
+  | MutationStarted
+  | MutationFinished
+  | CompactionStarted
+  | CompactionFinished
+  | CompactionFailed
+  | EmergencyPruneApplied
+  | RunFinished;
+
+export type TelemetryEventType = TelemetryEvent['type'];
