@@ -26,6 +26,7 @@ export class ProtocolError extends LoopkeeperError {
 }
 
 function formatProblem(problem: ProtocolProblem): string {
-  const where = problem.id === undefined ? `item ${problem.index}` : `item ${problem.index} (${problem.id})`;
+  const where =
+    problem.id === undefined ? `item ${problem.index}` : `item ${problem.index} (${problem.id})`;
   return `${where}: ${problem.kind}: ${problem.message}`;
 }

@@ -1,4 +1,4 @@
-import type { ReasoningPart, ToolCall, Item } from '../transcript/types.js';
+import type { Item, ReasoningPart, ToolCall } from '../transcript/types.js';
 
 /** What a model sees of a tool: its name, description and JSON Schema parameters. */
 export interface ToolSpec {

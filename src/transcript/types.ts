@@ -90,7 +90,13 @@ export interface ProtocolProblem {
 
 /** One change made by `repairTranscript`. */
 export interface Repair {
-  readonly kind: 'dropped_orphan_result' | 'dropped_duplicate_result' | 'answered_unanswered_call' | 'dropped_invalid_item' | 'renamed_duplicate_id' | 'moved_result';
+  readonly kind:
+    | 'dropped_orphan_result'
+    | 'dropped_duplicate_result'
+    | 'answered_unanswered_call'
+    | 'dropped_invalid_item'
+    | 'renamed_duplicate_id'
+    | 'moved_result';
   readonly index: number;
   readonly id?: string;
   readonly callId?: string;
