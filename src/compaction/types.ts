@@ -93,6 +93,7 @@ export type MutationPoint = 'AfterToolResult' | 'AfterTurnEnded' | 'BeforeInfere
 
 export interface MutationInput {
   readonly transcript: readonly Item[];
+  readonly tokens: TokenCounter;
   readonly point: MutationPoint;
   readonly reason?: CompactionReason;
   readonly reported?: TriggerInput['reported'];
