@@ -1,0 +1,143 @@
+import type { CompactionReason, CompactionTier, MutationPoint } from '../src/compaction/types.js';
+import type { RunOutcome } from '../src/log/events.js';
+import type { ModelUsage } from '../src/model/types.js';
+import type { SerializedError, TelemetryEvent } from '../src/runtime/telemetry-events.js';
+import type { UserItem } from '../src/transcript/types.js';
+
+/** What a host mutator declares to the machine: small and serializable. */
+export interface MutatorDescriptor {
+  readonly name: string;
+  readonly points: readonly MutationPoint[];
+}
+
+export interface AgentLoopInput {
+  readonly sessionId: string;
+  readonly maxConsecutiveCompactions?: number;
+  readonly maxStepsPerRun?: number;
+  readonly mutators?: readonly MutatorDescriptor[];
+  /** Name of the compactor, or null when the loop runs without one. */
+  readonly compactor?: string | null;
+}
+
+export type UserContent = UserItem['content'];
+
+/**
+ * The machine's context: small, serializable facts only. The transcript lives in the session log
+ * and its in-memory projection, owned by the runtime that provides the actors.
+ */
+export interface AgentLoopContext {
+  readonly sessionId: string;
+  readonly maxConsecutiveCompactions: number;
+  readonly maxStepsPerRun: number;
+  readonly mutators: readonly MutatorDescriptor[];
+  readonly compactor: string | null;
+  /** Messages sent while a run was in progress, started in order once the loop is idle. */
+  readonly queue: readonly UserContent[];
+  readonly message: UserContent | null;
+  readonly runId: string | null;
+  readonly runs: number;
+  /** Inferences started in this run. */
+  readonly steps: number;
+  /** Entries into `compacting` or `emergencyPruning` since the last successful inference. */
+  readonly consecutiveCompactions: number;
+  readonly point: MutationPoint | null;
+  readonly mutatorIndex: number;
+  readonly compactionReason: CompactionReason | null;
+  readonly lastUsage: ModelUsage | null;
+  readonly lastError: SerializedError | null;
+  readonly lastOutcome: RunOutcome | null;
+  readonly finishing: {
+    readonly outcome: RunOutcome;
+    readonly error: SerializedError | null;
+  } | null;
+}
+
+export type AgentLoopEvent =
+  | { readonly type: 'user.message'; readonly content: UserContent }
+  | { readonly type: 'abort' }
+  | { readonly type: 'close' }
+  /** Telemetry produced inside an invoked actor (tool calls, text deltas), re-emitted as is. */
+  | { readonly type: 'loop.telemetry'; readonly event: TelemetryEvent };
+
+export interface BeginRunInput {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly content: UserContent;
+}
+
+export interface CallModelInput {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly step: number;
+}
+export interface CallModelOutput {
+  readonly kind: 'final' | 'toolCalls';
+  readonly toolCalls: number;
+  readonly usage: ModelUsage | null;
+  readonly durationMs: number;
+}
+
+export interface RunToolsInput {
+  readonly sessionId: string;
+  readonly runId: string;
+}
+export interface RunToolsOutput {
+  readonly results: number;
+  readonly errors: number;
+}
+
+export interface RunMutatorInput {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly mutator: string;
+  readonly point: MutationPoint;
+}
+export interface RunMutatorOutput {
+  readonly dirty: boolean;
+  /** False when the mutated transcript broke the protocol: it was neither logged nor sent. */
+  readonly valid: boolean;
+  readonly metadata: Readonly<Record<string, unknown>>;
+  readonly problems?: readonly string[];
+}
+
+export interface CheckBudgetInput {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly point: MutationPoint;
+}
+export interface CheckBudgetOutput {
+  readonly over: boolean;
+  readonly tokens: number;
+  readonly basis: 'reported' | 'estimate';
+}
+
+export interface CompactInput {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly reason: CompactionReason;
+  readonly attempt: number;
+}
+export interface CompactOutput {
+  readonly status: 'effective' | 'ineffective' | 'invalid';
+  readonly tier: CompactionTier;
+  readonly strategies: readonly string[];
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly durationMs: number;
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+export interface EmergencyPruneOutput {
+  readonly status: 'fits' | 'too-large' | 'invalid';
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+export interface FinishRunInput {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly outcome: RunOutcome;
+  readonly steps: number;
+  readonly error: SerializedError | null;
+}
