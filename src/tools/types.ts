@@ -14,3 +14,9 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   /** Returns the tool output; non-strings are JSON-encoded. A throw becomes an `isError` result. */
   execute(args: Args, options: ToolExecutionOptions): Promise<unknown> | unknown;
 }
+
+/**
+ * Any tool, whatever its argument type. `never` makes every `ToolDefinition<Args>` assignable
+ * here (the method parameter is checked bivariantly), so lists of differently typed tools work.
+ */
+export type AnyToolDefinition = ToolDefinition<never>;

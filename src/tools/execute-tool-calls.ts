@@ -1,0 +1,213 @@
+import { ConfigError } from '../errors/config-error.js';
+import { createItemId } from '../transcript/ids.js';
+import type { ToolCall, ToolResultItem } from '../transcript/types.js';
+import {
+  invalidArgumentsMessage,
+  toolAbortedMessage,
+  toolFailedMessage,
+  toolTimedOutMessage,
+  unknownToolMessage,
+} from './tool-messages.js';
+import { encodeToolOutput } from './tool-output.js';
+import { createToolRegistry, type ToolRegistry } from './tool-registry.js';
+import type { AnyToolDefinition } from './types.js';
+import { findArgumentProblems, parseToolArguments } from './validate-arguments.js';
+import { isValidTimeout } from './validate-tool-definition.js';
+
+export interface ToolCallStartedInfo {
+  readonly callId: string;
+  readonly toolName: string;
+}
+
+export interface ToolCallFinishedInfo {
+  readonly callId: string;
+  readonly toolName: string;
+  readonly isError: boolean;
+  readonly durationMs: number;
+}
+
+export interface ExecuteToolCallsOptions {
+  /** The loop's tools, as a list (validated here) or an already built registry. */
+  readonly tools: readonly AnyToolDefinition[] | ToolRegistry;
+  readonly calls: readonly ToolCall[];
+  /** The run's signal: aborting it resolves every unfinished call with an "aborted" result. */
+  readonly signal?: AbortSignal;
+  /** Timeout for tools that do not set their own `timeoutMs`. */
+  readonly defaultTimeoutMs?: number;
+  readonly onCallStarted?: (info: ToolCallStartedInfo) => void;
+  readonly onCallFinished?: (info: ToolCallFinishedInfo) => void;
+  /** Receives what a throwing `onCallStarted` / `onCallFinished` threw; execution goes on. */
+  readonly onCallbackError?: (error: unknown) => void;
+  /** Id for each result item. */
+  readonly createId?: () => string;
+}
+
+interface CallOutcome {
+  readonly content: string;
+  readonly isError: boolean;
+}
+
+/**
+ * Runs a batch of tool calls concurrently and returns one result per call, in call order.
+ * Never rejects because of a call: unknown tools, bad arguments, throws, timeouts and aborts all
+ * become `isError` results the model can read, so the transcript stays protocol-valid. Every call
+ * gets exactly one `onCallStarted` followed by one `onCallFinished`. Rejects only on bad options
+ * (`ConfigError`, `ToolError`).
+ */
+export async function executeToolCalls({
+  tools,
+  calls,
+  signal = new AbortController().signal,
+  defaultTimeoutMs = 60_000,
+  onCallStarted,
+  onCallFinished,
+  onCallbackError = (error) => console.error('loopkeeper: a tool call callback threw', error),
+  createId = () => createItemId(),
+}: ExecuteToolCallsOptions): Promise<ToolResultItem[]> {
+  const registry = Array.isArray(tools) ? createToolRegistry(tools) : (tools as ToolRegistry);
+  if (!isValidTimeout(defaultTimeoutMs)) {
+    throw new ConfigError(
+      `defaultTimeoutMs must be a whole number of milliseconds from 1 to 2147483647 (got ${defaultTimeoutMs}).`,
+      { code: 'config_invalid_timeout' },
+    );
+  }
+  const notify = <Info>(callback: ((info: Info) => void) | undefined, info: Info): void => {
+    try {
+      callback?.(info);
+    } catch (error) {
+      onCallbackError(error);
+    }
+  };
+  return Promise.all(
+    calls.map(async (call): Promise<ToolResultItem> => {
+      const identity = { callId: call.id, toolName: call.name };
+      const startedAt = performance.now();
+      notify(onCallStarted, identity);
+      const outcome = await settleCall({ registry, call, signal, defaultTimeoutMs });
+      notify(onCallFinished, {
+        ...identity,
+        isError: outcome.isError,
+        durationMs: performance.now() - startedAt,
+      });
+      return {
+        kind: 'toolResult',
+        id: createId(),
+        callId: call.id,
+        toolName: call.name,
+        content: outcome.content,
+        isError: outcome.isError,
+      };
+    }),
+  );
+}
+
+/** Synthetic "aborted" results for calls that will never run, so the transcript stays valid. */
+export function createAbortedToolResults({
+  calls,
+  createId = () => createItemId(),
+}: {
+  calls: readonly ToolCall[];
+  createId?: () => string;
+}): ToolResultItem[] {
+  return calls.map((call) => ({
+    kind: 'toolResult',
+    id: createId(),
+    callId: call.id,
+    toolName: call.name,
+    content: toolAbortedMessage({ toolName: call.name }),
+    isError: true,
+  }));
+}
+
+function settleCall(options: {
+  registry: ToolRegistry;
+  call: ToolCall;
+  signal: AbortSignal;
+  defaultTimeoutMs: number;
+}): Promise<CallOutcome> {
+  const { registry, call, signal, defaultTimeoutMs } = options;
+  const toolName = call.name;
+  if (signal.aborted) {
+    return Promise.resolve(failure(toolAbortedMessage({ toolName })));
+  }
+  const tool = registry.get(toolName);
+  if (tool === undefined) {
+    return Promise.resolve(
+      failure(unknownToolMessage({ toolName, availableNames: registry.names })),
+    );
+  }
+  const parsed = parseToolArguments({ toolName, argumentsText: call.arguments });
+  if (!parsed.ok) {
+    return Promise.resolve(failure(parsed.message));
+  }
+  const problems = findArgumentProblems({ parameters: tool.parameters, args: parsed.value });
+  if (problems.length > 0) {
+    return Promise.resolve(failure(invalidArgumentsMessage({ toolName, problems })));
+  }
+  return runWithDeadline({
+    tool,
+    call,
+    args: parsed.value,
+    signal,
+    timeoutMs: tool.timeoutMs ?? defaultTimeoutMs,
+  });
+}
+
+/**
+ * Races the tool against its timeout and the run's abort. Whichever comes first decides the
+ * result; a tool that ignores its signal is left running and its late answer is discarded, so
+ * one stuck tool can never hold up the loop.
+ */
+function runWithDeadline(options: {
+  tool: AnyToolDefinition;
+  call: ToolCall;
+  args: Record<string, unknown>;
+  signal: AbortSignal;
+  timeoutMs: number;
+}): Promise<CallOutcome> {
+  const { tool, call, args, signal, timeoutMs } = options;
+  const toolName = call.name;
+  return new Promise((resolve) => {
+    const timeoutController = new AbortController();
+    let settled = false;
+    const finish = (outcome: CallOutcome): void => {
+      if (settled) {
+        return;
+      }
+      settled = true;
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onRunAborted);
+      resolve(outcome);
+    };
+    const onRunAborted = (): void => finish(failure(toolAbortedMessage({ toolName })));
+    const timer = setTimeout(() => {
+      const message = toolTimedOutMessage({ toolName, timeoutMs });
+      // Settle first so a tool that rejects as soon as it sees the abort cannot win the race.
+      finish(failure(message));
+      timeoutController.abort(new DOMException(message, 'TimeoutError'));
+    }, timeoutMs);
+    signal.addEventListener('abort', onRunAborted, { once: true });
+
+    const toolSignal = AbortSignal.any([signal, timeoutController.signal]);
+    // `execute` is typed over `never` to accept any tool; the arguments were checked above.
+    const execute = tool.execute as (
+      args: Record<string, unknown>,
+      options: { signal: AbortSignal; callId: string },
+    ) => unknown;
+    new Promise<unknown>((resolveOutput) => {
+      resolveOutput(execute(args, { signal: toolSignal, callId: call.id }));
+    }).then(
+      (output) => {
+        const encoded = encodeToolOutput({ toolName, output });
+        finish(
+          encoded.ok ? { content: encoded.content, isError: false } : failure(encoded.message),
+        );
+      },
+      (error: unknown) => finish(failure(toolFailedMessage({ toolName, error }))),
+    );
+  });
+}
+
+function failure(content: string): CallOutcome {
+  return { content, isError: true };
+}

@@ -1,0 +1,11 @@
+export { defineTool } from './define-tool.js';
+export {
+  createAbortedToolResults,
+  type ExecuteToolCallsOptions,
+  executeToolCalls,
+  type ToolCallFinishedInfo,
+  type ToolCallStartedInfo,
+} from './execute-tool-calls.js';
+export { createToolRegistry, type ToolRegistry, toolSpecs } from './tool-registry.js';
+export type { AnyToolDefinition, ToolDefinition, ToolExecutionOptions } from './types.js';
+export { TOOL_NAME_PATTERN } from './validate-tool-definition.js';

@@ -1,0 +1,142 @@
+import { isPlainObject } from './validate-tool-definition.js';
+
+export type ParsedArguments =
+  | { readonly ok: true; readonly value: Record<string, unknown> }
+  | { readonly ok: false; readonly message: string };
+
+/**
+ * Parses the raw arguments string a model produced. An empty string counts as `{}` because some
+ * OpenAI-compatible servers send it for tools without parameters.
+ */
+export function parseToolArguments(options: {
+  toolName: string;
+  argumentsText: string;
+}): ParsedArguments {
+  const { toolName, argumentsText } = options;
+  if (argumentsText.trim() === '') {
+    return { ok: true, value: {} };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(argumentsText);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      message: `Invalid arguments for tool "${toolName}": not valid JSON (${reason}). Call the tool again with a JSON object as its arguments.`,
+    };
+  }
+  if (!isPlainObject(value)) {
+    return {
+      ok: false,
+      message: `Invalid arguments for tool "${toolName}": expected a JSON object, got ${jsonTypeOf(value)}. Call the tool again with a JSON object as its arguments.`,
+    };
+  }
+  return { ok: true, value };
+}
+
+/**
+ * Checks arguments against a small, deliberate subset of JSON Schema — the mistakes models
+ * actually make — so the model gets an actionable message instead of a tool crash:
+ * - `required`: every listed property is present;
+ * - `properties.<name>.type`: a top-level property has the declared JSON type (a string or a
+ *   list of types; `integer` means a whole number);
+ * - `properties.<name>.enum`: a top-level property is one of the listed values.
+ * Every other keyword (nested schemas, formats, ranges, `additionalProperties`, ...) is ignored;
+ * tools that need more validate inside `execute`. Returns one message per problem.
+ */
+export function findArgumentProblems(options: {
+  parameters: Readonly<Record<string, unknown>>;
+  args: Readonly<Record<string, unknown>>;
+}): string[] {
+  const { parameters, args } = options;
+  const problems: string[] = [];
+  const { required, properties } = parameters;
+  if (Array.isArray(required)) {
+    for (const name of required) {
+      if (typeof name === 'string' && !Object.hasOwn(args, name)) {
+        problems.push(`missing required property "${name}"`);
+      }
+    }
+  }
+  if (!isPlainObject(properties)) {
+    return problems;
+  }
+  for (const [name, value] of Object.entries(args)) {
+    const schema = Object.hasOwn(properties, name) ? properties[name] : undefined;
+    if (isPlainObject(schema)) {
+      problems.push(...findPropertyProblems({ name, value, schema }));
+    }
+  }
+  return problems;
+}
+
+function findPropertyProblems(options: {
+  name: string;
+  value: unknown;
+  schema: Record<string, unknown>;
+}): string[] {
+  const { name, value, schema } = options;
+  const { type: declared, enum: allowed } = schema;
+  const types = typeof declared === 'string' ? [declared] : Array.isArray(declared) ? declared : [];
+  // A type word outside JSON Schema's seven is a schema mistake, not the model's: let it pass.
+  const checkable = types.length > 0 && types.every((type) => JSON_TYPES.has(type));
+  if (checkable && !types.some((type) => matchesType(value, type))) {
+    return [`property "${name}" must be ${types.join(' or ')}, got ${jsonTypeOf(value)}`];
+  }
+  if (Array.isArray(allowed) && !allowed.some((candidate) => jsonEqual(candidate, value))) {
+    const listed = allowed.map((candidate) => JSON.stringify(candidate)).join(', ');
+    return [`property "${name}" must be one of ${listed}, got ${JSON.stringify(value)}`];
+  }
+  return [];
+}
+
+const JSON_TYPES: ReadonlySet<unknown> = new Set([
+  'string',
+  'number',
+  'integer',
+  'boolean',
+  'object',
+  'array',
+  'null',
+]);
+
+function matchesType(value: unknown, type: unknown): boolean {
+  switch (type) {
+    case 'integer':
+      return Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number';
+    default:
+      return jsonTypeOf(value) === type;
+  }
+}
+
+function jsonTypeOf(value: unknown): string {
+  if (value === null) {
+    return 'null';
+  }
+  if (Array.isArray(value)) {
+    return 'array';
+  }
+  return typeof value;
+}
+
+function jsonEqual(left: unknown, right: unknown): boolean {
+  if (left === right) {
+    return true;
+  }
+  if (Array.isArray(left) && Array.isArray(right)) {
+    return (
+      left.length === right.length && left.every((entry, index) => jsonEqual(entry, right[index]))
+    );
+  }
+  if (isPlainObject(left) && isPlainObject(right)) {
+    const keys = Object.keys(left);
+    return (
+      keys.length === Object.keys(right).length &&
+      keys.every((key) => Object.hasOwn(right, key) && jsonEqual(left[key], right[key]))
+    );
+  }
+  return false;
+}
