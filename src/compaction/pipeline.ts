@@ -1,0 +1,74 @@
+import { AbortedError } from '../errors/aborted-error.js';
+import type { CompactionResult, CompactionStrategy } from './types.js';
+
+/** What the pipeline reports about one of its strategies. */
+export interface PipelineStep {
+  readonly name: string;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  /** Why the step did nothing: the strategy's own reason, or `target-reached` when it never ran. */
+  readonly skipped?: string;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Runs strategies in order, each on the output of the one before, and stops as soon as the
+ * transcript is at or under `budget.targetTokens` (checked before every step, so cheap tiers
+ * placed first spare the expensive ones). The pipeline is itself a strategy, so pipelines nest.
+ * Metadata lists every step, those never run included, and `applied` names the steps that
+ * changed the transcript.
+ */
+export function pipeline(...strategies: readonly CompactionStrategy[]): CompactionStrategy {
+  return {
+    name: 'pipeline',
+    async apply(request, context) {
+      const { tokens, signal } = context;
+      const tokensBefore = tokens.count(request.transcript);
+      let transcript = request.transcript;
+      let current = tokensBefore;
+      const steps: PipelineStep[] = [];
+      const applied: string[] = [];
+      for (const strategy of strategies) {
+        if (current <= request.budget.targetTokens) {
+          steps.push({
+            name: strategy.name,
+            tokensBefore: current,
+            tokensAfter: current,
+            skipped: 'target-reached',
+          });
+          continue;
+        }
+        if (signal.aborted) {
+          throw new AbortedError(`Compaction aborted before ${strategy.name}`, {
+            cause: signal.reason,
+          });
+        }
+        const result: CompactionResult = await strategy.apply({ ...request, transcript }, context);
+        const after = tokens.count(result.transcript);
+        const { skipped } = result.metadata;
+        steps.push({
+          name: strategy.name,
+          tokensBefore: current,
+          tokensAfter: after,
+          ...(typeof skipped === 'string' ? { skipped } : {}),
+          metadata: result.metadata,
+        });
+        if (result.transcript !== transcript) applied.push(strategy.name);
+        transcript = result.transcript;
+        current = after;
+      }
+      return {
+        transcript,
+        metadata: {
+          steps,
+          applied,
+          tokensBefore,
+          tokensAfter: current,
+          tokensSaved: tokensBefore - current,
+          reachedTarget: current <= request.budget.targetTokens,
+          ...(applied.length === 0 ? { skipped: 'no-step-applied' } : {}),
+        },
+      };
+    },
+  };
+}

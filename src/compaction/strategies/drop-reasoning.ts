@@ -1,0 +1,50 @@
+import type { AssistantItem, Item } from '../../transcript/types.js';
+import { isEmptyAssistant } from '../helpers/assistant.js';
+import { deriveItem } from '../helpers/derived-item.js';
+import { changedResult, skippedResult } from '../helpers/result.js';
+import { latestTurnStart } from '../helpers/structure.js';
+import type { CompactionStrategy } from '../types.js';
+
+export interface DropReasoningOptions {
+  /**
+   * Keep reasoning in the latest user turn, where the model may still be relying on it
+   * (some providers want the reasoning of an unfinished tool loop sent back). Default true.
+   */
+  readonly keepLastTurn?: boolean;
+}
+
+/**
+ * Strips reasoning parts from assistant items. Reasoning is the cheapest thing to lose: the
+ * text and tool calls it led to stay. An assistant item left with no text and no tool calls
+ * is dropped.
+ */
+export function dropReasoning({
+  keepLastTurn = true,
+}: DropReasoningOptions = {}): CompactionStrategy {
+  return {
+    name: 'dropReasoning',
+    async apply({ transcript }, { tokens }) {
+      const boundary = keepLastTurn ? latestTurnStart(transcript) : transcript.length;
+      const output: Item[] = [];
+      let itemsRemoved = 0;
+      let itemsChanged = 0;
+      transcript.forEach((item, index) => {
+        if (index >= boundary || item.kind !== 'assistant' || (item.reasoning ?? []).length === 0) {
+          output.push(item);
+          return;
+        }
+        const { reasoning: _dropped, ...rest } = item;
+        const stripped: AssistantItem = rest;
+        if (isEmptyAssistant(stripped)) {
+          itemsRemoved += 1;
+        } else {
+          output.push(deriveItem(item, stripped));
+          itemsChanged += 1;
+        }
+      });
+      if (itemsRemoved + itemsChanged === 0)
+        return skippedResult(transcript, tokens, 'no-reasoning');
+      return changedResult(transcript, output, tokens, { itemsRemoved, itemsChanged });
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import type { Item, ToolResultItem } from '../../transcript/types.js';
+import { requireNonNegative } from '../helpers/options.js';
+import { changedResult, skippedResult } from '../helpers/result.js';
+import {
+  defaultToolOutputPlaceholder,
+  isPrunedToolResult,
+  pruneToolOutput,
+  type ToolOutputPlaceholder,
+} from '../helpers/tool-output-placeholder.js';
+import type { CompactionStrategy } from '../types.js';
+
+export interface PruneLargestToolResultsOptions {
+  /** Stop once the transcript holds at most this many tokens; default the request's `budget.targetTokens`. */
+  readonly targetTokens?: number;
+  /** Text that replaces the output; by default it says how large it was and to re-run the tool. */
+  readonly placeholder?: ToolOutputPlaceholder;
+}
+
+/**
+ * Prunes the largest tool outputs first, anywhere in the transcript, until it is under the
+ * target. This is the answer to a payload-too-large (HTTP 413) rejection, where one huge
+ * output is usually the cause and no recent tail can be protected.
+ */
+export function pruneLargestToolResults({
+  targetTokens,
+  placeholder = defaultToolOutputPlaceholder,
+}: PruneLargestToolResultsOptions = {}): CompactionStrategy {
+  if (targetTokens !== undefined) {
+    requireNonNegative('pruneLargestToolResults', 'targetTokens', targetTokens);
+  }
+  return {
+    name: 'pruneLargestToolResults',
+    async apply({ transcript, budget }, { tokens }) {
+      const target = targetTokens ?? budget.targetTokens;
+      let current = tokens.count(transcript);
+      if (current <= target) return skippedResult(transcript, tokens, 'under-target');
+
+      const candidates = transcript
+        .map((item, index) => ({ item, index }))
+        .filter(
+          (entry): entry is { item: ToolResultItem; index: number } =>
+            entry.item.kind === 'toolResult' && !isPrunedToolResult(entry.item),
+        )
+        .map((entry) => ({ ...entry, size: tokens.countText(entry.item.content) }))
+        // Largest first; equal sizes oldest first, so the order is deterministic.
+        .sort((left, right) => right.size - left.size || left.index - right.index);
+
+      const output: Item[] = [...transcript];
+      let itemsChanged = 0;
+      for (const { item, index } of candidates) {
+        if (current <= target) break;
+        const pruned = pruneToolOutput(item, placeholder, tokens);
+        if (pruned === undefined) continue;
+        output[index] = pruned.item;
+        itemsChanged += 1;
+        current -= pruned.saved;
+      }
+      if (itemsChanged === 0) return skippedResult(transcript, tokens, 'nothing-to-prune');
+      const result = changedResult(transcript, output, tokens, { itemsRemoved: 0, itemsChanged });
+      return {
+        transcript: result.transcript,
+        metadata: { ...result.metadata, reachedTarget: tokens.count(output) <= target },
+      };
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { Item } from '../../transcript/types.js';
+import { requireNonNegative } from '../helpers/options.js';
+import { protectedTailStart } from '../helpers/protected-tail.js';
+import { changedResult, skippedResult } from '../helpers/result.js';
+import {
+  defaultToolOutputPlaceholder,
+  pruneToolOutput,
+  type ToolOutputPlaceholder,
+} from '../helpers/tool-output-placeholder.js';
+import type { CompactionStrategy } from '../types.js';
+
+export interface PruneToolResultsOptions {
+  /** Tokens at the end of the transcript whose tool output is never pruned. Default 20,000. */
+  readonly protectRecentTokens?: number;
+  /** Do nothing unless pruning saves at least this many tokens. Default 2,000. */
+  readonly minSavingsTokens?: number;
+  /** Text that replaces the output; by default it says how large it was and to re-run the tool. */
+  readonly placeholder?: ToolOutputPlaceholder;
+}
+
+/**
+ * Replaces old tool output (outside the protected recent tail) with a short placeholder. The
+ * result keeps its call id, tool name and error flag, so the tool protocol is untouched and
+ * the model knows what it ran. Results already pruned are left alone, so running it twice is
+ * the same as running it once. Skips entirely when the saving would be below `minSavingsTokens`:
+ * a small saving is not worth invalidating the provider's prompt cache.
+ */
+export function pruneToolResults({
+  protectRecentTokens = 20_000,
+  minSavingsTokens = 2_000,
+  placeholder = defaultToolOutputPlaceholder,
+}: PruneToolResultsOptions = {}): CompactionStrategy {
+  requireNonNegative('pruneToolResults', 'protectRecentTokens', protectRecentTokens);
+  requireNonNegative('pruneToolResults', 'minSavingsTokens', minSavingsTokens);
+  return {
+    name: 'pruneToolResults',
+    async apply({ transcript }, { tokens }) {
+      const boundary = protectedTailStart(transcript, tokens, protectRecentTokens);
+      const output: Item[] = [...transcript];
+      let itemsChanged = 0;
+      let savings = 0;
+      for (let index = 0; index < boundary; index += 1) {
+        const item = transcript[index] as Item;
+        if (item.kind !== 'toolResult') continue;
+        const pruned = pruneToolOutput(item, placeholder, tokens);
+        if (pruned === undefined) continue;
+        output[index] = pruned.item;
+        itemsChanged += 1;
+        savings += pruned.saved;
+      }
+      if (itemsChanged === 0) return skippedResult(transcript, tokens, 'nothing-to-prune');
+      if (savings < minSavingsTokens) {
+        return skippedResult(transcript, tokens, 'below-min-savings', {
+          potentialSavingsTokens: savings,
+        });
+      }
+      return changedResult(transcript, output, tokens, { itemsRemoved: 0, itemsChanged });
+    },
+  };
+}

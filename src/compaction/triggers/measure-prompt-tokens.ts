@@ -1,0 +1,31 @@
+import type { Item } from '../../transcript/types.js';
+import type { TriggerInput } from '../types.js';
+
+export interface PromptTokens {
+  readonly tokens: number;
+  readonly basis: 'reported' | 'estimate';
+}
+
+/**
+ * Tokens the next request will hold. With provider-reported usage for the first `itemCount`
+ * items it is that figure plus our estimate of the items added since: the provider's number
+ * includes what we cannot see (tool schemas, formatting). A report covering more items than
+ * the transcript holds is stale (the transcript was compacted since), so the estimate is used.
+ */
+export function measurePromptTokens({ transcript, tokens, reported }: TriggerInput): PromptTokens {
+  if (
+    reported !== undefined &&
+    Number.isFinite(reported.promptTokens) &&
+    reported.promptTokens >= 0 &&
+    Number.isInteger(reported.itemCount) &&
+    reported.itemCount >= 0 &&
+    reported.itemCount <= transcript.length
+  ) {
+    let added = 0;
+    for (const item of transcript.slice(reported.itemCount)) {
+      added += tokens.countItem(item as Item);
+    }
+    return { tokens: reported.promptTokens + added, basis: 'reported' };
+  }
+  return { tokens: tokens.count(transcript), basis: 'estimate' };
+}

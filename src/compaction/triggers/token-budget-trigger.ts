@@ -1,0 +1,31 @@
+import { requireNonNegative, requireRatio } from '../helpers/options.js';
+import type { CompactionTrigger } from '../types.js';
+import { hysteresisBudget } from './hysteresis-budget.js';
+import { measurePromptTokens } from './measure-prompt-tokens.js';
+
+export interface TokenBudgetTriggerOptions {
+  /** Fire when the next prompt would hold more than this many tokens. Default 60,000. */
+  readonly maxTokens?: number;
+  /** Compaction aims at this share of `maxTokens`. Default 0.6. */
+  readonly targetRatio?: number;
+}
+
+/** Fires when the next prompt would exceed a fixed token budget. */
+export function tokenBudgetTrigger({
+  maxTokens = 60_000,
+  targetRatio = 0.6,
+}: TokenBudgetTriggerOptions = {}): CompactionTrigger {
+  requireNonNegative('tokenBudgetTrigger', 'maxTokens', maxTokens, {
+    positive: true,
+    integer: true,
+  });
+  requireRatio('tokenBudgetTrigger', 'targetRatio', targetRatio);
+  const budget = hysteresisBudget(maxTokens, targetRatio);
+  return {
+    name: 'tokenBudget',
+    evaluate(input) {
+      const { tokens, basis } = measurePromptTokens(input);
+      return { fire: tokens > budget.maxTokens, tokens, basis, budget };
+    },
+  };
+}
