@@ -1,0 +1,176 @@
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { ModelError } from '../errors/model-error.js';
+
+/** How OpenAI and compatible servers (vLLM, llama.cpp, LiteLLM, ...) word a context overflow. */
+const contextOverflowPattern =
+  /maximum context length|context length exceeded|context_length_exceeded|too many tokens|exceeds the context window/i;
+
+/**
+ * Maps anything a model call threw to a typed `ModelError`, so the loop can tell an overflow
+ * (compact and retry) from an outage (retry later) from a bug (give up).
+ *
+ * - 400 `context_length_exceeded`, or a 400 whose message reads like one → `context_overflow`
+ * - 413 → `payload_too_large`; 429 → `rate_limited` (not retryable for `insufficient_quota`)
+ * - 401 / 403 → `auth`; 408 → `timeout`; 5xx → `server`; other 4xx → `bad_request`
+ * - connection refused or reset, a stream cut mid-way → `network`; the SDK's timeout → `timeout`
+ * - an aborted signal or the SDK's `APIUserAbortError` → `aborted`
+ * - a body that is not valid JSON (`SyntaxError`) → `invalid_response`, not retryable: a server
+ *   that sends broken JSON usually does so again, and the SDK does not retry it either.
+ *
+ * A `ModelError` passes through unchanged.
+ */
+export function classifyModelError(
+  error: unknown,
+  { signal }: { signal?: AbortSignal } = {},
+): ModelError {
+  if (ModelError.isInstance(error)) return error;
+  if (signal?.aborted === true || isA(error, APIUserAbortError) || isAbortError(error)) {
+    return new ModelError('aborted', 'The model request was aborted.', { cause: error });
+  }
+  if (isA(error, APIConnectionTimeoutError)) {
+    return new ModelError('timeout', `The model request timed out: ${error.message}`, {
+      cause: error,
+    });
+  }
+  if (isA(error, APIConnectionError)) {
+    return new ModelError('network', `Could not reach the model server: ${describe(error)}`, {
+      cause: error,
+    });
+  }
+  const statusError = asStatusError(error);
+  if (statusError !== undefined) return classifyStatus(statusError);
+  if (error instanceof SyntaxError) {
+    return new ModelError(
+      'invalid_response',
+      `The model server sent a response that is not valid JSON: ${error.message}`,
+      { cause: error },
+    );
+  }
+  if (isSocketError(error)) {
+    return new ModelError(
+      'network',
+      `The connection to the model server broke: ${describe(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  return new ModelError('unknown', `The model call failed: ${describe(error)}`, { cause: error });
+}
+
+/** The parts of an SDK `APIError` the classification reads. */
+interface StatusError {
+  readonly status: number | undefined;
+  readonly code: string | null | undefined;
+  readonly message: string;
+  readonly cause: unknown;
+}
+
+function classifyStatus(error: StatusError): ModelError {
+  const status = error.status;
+  const options = status === undefined ? { cause: error.cause } : { cause: error.cause, status };
+  if (
+    (status === undefined || status === 400 || status === 422) &&
+    (error.code === 'context_length_exceeded' || contextOverflowPattern.test(error.message))
+  ) {
+    return new ModelError(
+      'context_overflow',
+      `The request exceeds the model's context window: ${error.message}`,
+      options,
+    );
+  }
+  if (status === 413) {
+    return new ModelError(
+      'payload_too_large',
+      `The request is too large for the server: ${error.message}`,
+      options,
+    );
+  }
+  if (status === 429) {
+    // Out of quota is a 429 too, but waiting does not help.
+    const retryable = error.code !== 'insufficient_quota';
+    return new ModelError('rate_limited', `The model server is rate limiting: ${error.message}`, {
+      ...options,
+      retryable,
+    });
+  }
+  if (status === 401 || status === 403) {
+    return new ModelError(
+      'auth',
+      `The model server refused the credentials: ${error.message}`,
+      options,
+    );
+  }
+  if (status === 408) {
+    return new ModelError('timeout', `The model server timed out: ${error.message}`, options);
+  }
+  // No status: an error event inside a stream, which OpenAI sends for server-side failures.
+  if (status === undefined || status >= 500) {
+    return new ModelError('server', `The model server failed: ${error.message}`, options);
+  }
+  return new ModelError(
+    'bad_request',
+    `The model server rejected the request: ${error.message}`,
+    options,
+  );
+}
+
+/**
+ * An SDK `APIError`, or (when the host's client comes from another copy of the openai package,
+ * where `instanceof` fails) any error with a numeric HTTP `status`.
+ */
+function asStatusError(error: unknown): StatusError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const fields = error as Error & { status?: unknown; code?: unknown };
+  if (!(error instanceof APIError) && typeof fields.status !== 'number') return undefined;
+  return {
+    status: typeof fields.status === 'number' ? fields.status : undefined,
+    code: typeof fields.code === 'string' ? fields.code : undefined,
+    message: error.message,
+    cause: error,
+  };
+}
+
+/** `instanceof`, or the same class name, for errors from another copy of the openai package. */
+function isA<ErrorClass extends Error>(
+  error: unknown,
+  errorClass: abstract new (...args: never[]) => ErrorClass,
+): error is ErrorClass {
+  if (error instanceof errorClass) return true;
+  for (
+    let prototype: unknown =
+      typeof error === 'object' && error !== null ? Object.getPrototypeOf(error) : null;
+    prototype !== null && prototype !== Object.prototype;
+    prototype = Object.getPrototypeOf(prototype)
+  ) {
+    if ((prototype as { constructor?: { name?: string } }).constructor?.name === errorClass.name) {
+      return true;
+    }
+  }
+  return false;
+}
+
+function isAbortError(error: unknown): boolean {
+  return error instanceof Error && error.name === 'AbortError';
+}
+
+/** undici reports a cut connection as `TypeError('terminated')` caused by a socket error. */
+function isSocketError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const cause: unknown = error.cause;
+  const code =
+    typeof cause === 'object' && cause !== null && 'code' in cause ? String(cause.code) : '';
+  return (
+    code.startsWith('UND_ERR') ||
+    ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT'].includes(code) ||
+    (error instanceof TypeError && /terminated|fetch failed/i.test(error.message))
+  );
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause: unknown = error.cause;
+  return cause instanceof Error && cause.message !== error.message
+    ? `${error.message} (${cause.message})`
+    : error.message;
+}
