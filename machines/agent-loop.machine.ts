@@ -361,6 +361,7 @@ export const agentLoopMachine = setup({
     starting: {
       entry: 'emitRunStarted',
       invoke: {
+        id: 'beginRun',
         src: 'beginRun',
         input: ({ context }) => ({
           sessionId: context.sessionId,
@@ -392,6 +393,7 @@ export const agentLoopMachine = setup({
       // InferenceStarted comes from the callModel actor, which knows the request's token estimate.
       entry: assign({ steps: ({ context }) => context.steps + 1 }),
       invoke: {
+        id: 'callModel',
         src: 'callModel',
         input: ({ context }) => ({
           sessionId: context.sessionId,
@@ -446,6 +448,7 @@ export const agentLoopMachine = setup({
     },
     toolResult: {
       invoke: {
+        id: 'runTools',
         src: 'runTools',
         input: ({ context }) => ({ sessionId: context.sessionId, runId: context.runId ?? '' }),
         onDone: [
@@ -467,6 +470,7 @@ export const agentLoopMachine = setup({
       entry: 'emitMutationStarted',
       exit: 'emitMutationFinished',
       invoke: {
+        id: 'runMutator',
         src: 'runMutator',
         input: ({ context }) => ({
           sessionId: context.sessionId,
@@ -489,6 +493,7 @@ export const agentLoopMachine = setup({
     },
     checkingBudget: {
       invoke: {
+        id: 'checkBudget',
         src: 'checkBudget',
         input: ({ context }) => ({
           sessionId: context.sessionId,
@@ -536,6 +541,7 @@ export const agentLoopMachine = setup({
       ],
       exit: 'emitCompactorMutationFinished',
       invoke: {
+        id: 'compact',
         src: 'compact',
         input: ({ context }) => ({
           sessionId: context.sessionId,
@@ -577,6 +583,7 @@ export const agentLoopMachine = setup({
       entry: ['countCompaction', 'emitEmergencyMutationStarted'],
       exit: 'emitEmergencyMutationFinished',
       invoke: {
+        id: 'emergencyPrune',
         src: 'emergencyPrune',
         input: ({ context }) => ({
           sessionId: context.sessionId,
@@ -603,6 +610,7 @@ export const agentLoopMachine = setup({
     },
     finishing: {
       invoke: {
+        id: 'finishRun',
         src: 'finishRun',
         input: finishInput,
         onDone: { target: 'idle', actions: 'recordOutcome' },
@@ -612,6 +620,7 @@ export const agentLoopMachine = setup({
     },
     failing: {
       invoke: {
+        id: 'finishRun',
         src: 'finishRun',
         input: finishInput,
         onDone: { target: 'idle', actions: 'recordOutcome' },
@@ -632,6 +641,7 @@ export const agentLoopMachine = setup({
         message: null,
       }),
       invoke: {
+        id: 'abortRun',
         src: 'abortRun',
         input: finishInput,
         onDone: { target: 'idle', actions: 'recordOutcome' },
