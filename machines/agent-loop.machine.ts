@@ -118,6 +118,14 @@ export const agentLoopMachine = setup({
     abortRun: notProvided<void, FinishRunInput>('abortRun'),
   },
   guards: {
+    modelCalledTools: ({ event }) => outputOf<CallModelOutput>(event)?.kind === 'toolCalls',
+    providerAskedToCompact: ({ event }) => reactiveReason(errorOf(event)) !== null,
+    mutationInvalid: ({ event }) => outputOf<RunMutatorOutput>(event)?.valid === false,
+    withinBudget: ({ event }) => outputOf<CheckBudgetOutput>(event)?.over === false,
+    resultInvalid: ({ event }) =>
+      outputOf<CompactOutput | EmergencyPruneOutput>(event)?.status === 'invalid',
+    compactionEffective: ({ event }) => outputOf<CompactOutput>(event)?.status === 'effective',
+    emergencyPruneFits: ({ event }) => outputOf<EmergencyPruneOutput>(event)?.status === 'fits',
     hasQueuedMessage: ({ context }) => context.queue.length > 0,
     stepLimitReached: ({ context }) => context.steps >= context.maxStepsPerRun,
     hasMutatorAt: ({ context }, params: { point: MutationPoint }) =>
@@ -402,7 +410,7 @@ export const agentLoopMachine = setup({
         }),
         onDone: [
           {
-            guard: ({ event }) => event.output.kind === 'toolCalls',
+            guard: 'modelCalledTools',
             target: 'toolResult',
             actions: ['inferenceSucceeded', 'emitInferenceFinished'],
           },
@@ -426,7 +434,7 @@ export const agentLoopMachine = setup({
         ],
         onError: [
           {
-            guard: ({ event }) => reactiveReason(event.error) !== null,
+            guard: 'providerAskedToCompact',
             target: 'reacting',
             actions: [
               'emitInferenceFailed',
@@ -480,7 +488,7 @@ export const agentLoopMachine = setup({
         }),
         onDone: [
           {
-            guard: ({ event }) => !event.output.valid,
+            guard: 'mutationInvalid',
             target: 'failing',
             actions: 'failInvalidMutation',
           },
@@ -501,7 +509,7 @@ export const agentLoopMachine = setup({
           point: context.point ?? 'BeforeInference',
         }),
         onDone: [
-          { guard: ({ event }) => !event.output.over, target: 'continuing' },
+          { guard: 'withinBudget', target: 'continuing' },
           {
             guard: 'canCompact',
             target: 'compacting',
@@ -551,12 +559,12 @@ export const agentLoopMachine = setup({
         }),
         onDone: [
           {
-            guard: ({ event }) => event.output.status === 'invalid',
+            guard: 'resultInvalid',
             target: 'failing',
             actions: ['emitCompactionFinished', 'failInvalidMutation'],
           },
           {
-            guard: ({ event }) => event.output.status === 'effective',
+            guard: 'compactionEffective',
             target: 'continuing',
             actions: 'emitCompactionFinished',
           },
@@ -593,12 +601,12 @@ export const agentLoopMachine = setup({
         }),
         onDone: [
           {
-            guard: ({ event }) => event.output.status === 'invalid',
+            guard: 'resultInvalid',
             target: 'failing',
             actions: 'failInvalidMutation',
           },
           {
-            guard: ({ event }) => event.output.status === 'fits',
+            guard: 'emergencyPruneFits',
             target: 'continuing',
             actions: 'emitEmergencyPruneApplied',
           },

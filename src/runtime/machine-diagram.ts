@@ -1,0 +1,58 @@
+import type { AnyStateMachine } from 'xstate';
+
+interface TransitionLike {
+  readonly target?: readonly { readonly key: string }[];
+  readonly guard?: unknown;
+}
+
+interface StateNodeLike {
+  readonly key: string;
+  readonly type: string;
+  readonly states: Readonly<Record<string, StateNodeLike>>;
+  readonly transitions: ReadonlyMap<string, readonly TransitionLike[]>;
+  readonly always?: readonly TransitionLike[];
+  readonly invoke: readonly { readonly id: string; readonly src: unknown }[];
+}
+
+function guardName(guard: unknown): string | undefined {
+  if (guard === undefined) return undefined;
+  if (typeof guard === 'string') return guard;
+  if (typeof guard === 'object' && guard !== null && 'type' in guard) return String(guard.type);
+  return 'condition';
+}
+
+function eventLabel(event: string, node: StateNodeLike): string {
+  for (const invoke of node.invoke) {
+    if (event === `xstate.done.actor.${invoke.id}`) return `${String(invoke.src)} done`;
+    if (event === `xstate.error.actor.${invoke.id}`) return `${String(invoke.src)} error`;
+  }
+  return event;
+}
+
+/**
+ * A Mermaid state diagram of a machine, read from its definition (states, events, guards and
+ * invoked actors), so documentation can be regenerated instead of drawn by hand.
+ */
+export function machineToMermaid(machine: AnyStateMachine): string {
+  const root = machine.root as unknown as StateNodeLike;
+  const lines = ['stateDiagram-v2', `  [*] --> ${String(machine.config.initial)}`];
+  for (const [key, node] of Object.entries(root.states)) {
+    const invoked = node.invoke.map((invoke) => String(invoke.src));
+    if (invoked.length > 0) lines.push(`  ${key}: ${key} (invokes ${invoked.join(', ')})`);
+    const edges: [string, TransitionLike][] = [];
+    for (const [event, transitions] of node.transitions) {
+      for (const transition of transitions) edges.push([eventLabel(event, node), transition]);
+    }
+    for (const transition of node.always ?? []) edges.push(['always', transition]);
+    for (const [label, transition] of edges) {
+      for (const target of transition.target ?? []) {
+        const guard = guardName(transition.guard);
+        lines.push(
+          `  ${key} --> ${target.key}: ${label}${guard === undefined ? '' : ` [${guard}]`}`,
+        );
+      }
+    }
+    if (node.type === 'final') lines.push(`  ${key} --> [*]`);
+  }
+  return lines.join('\n');
+}
