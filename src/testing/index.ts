@@ -1,0 +1,32 @@
+/** The `loopkeeper/testing` entry: offline and over-HTTP fakes for testing agent loops. */
+
+export {
+  type FakeOpenAIServer,
+  type FakeOpenAIServerOptions,
+  type FakeReplyHandler,
+  startFakeOpenAIServer,
+} from './fake-openai-server.js';
+export {
+  type FakeAnswer,
+  type FakeFault,
+  type FakeHangFault,
+  type FakeHttpErrorFault,
+  type FakeMalformedJsonFault,
+  type FakeReply,
+  type FakeResetFault,
+  type FakeToolCall,
+  type FakeTruncatedStreamFault,
+  type FakeUsage,
+  fakeFaults,
+  isFakeFault,
+} from './fake-replies.js';
+export type { FakeChatRequestBody, FakeRequest } from './fake-request.js';
+export { ScriptedModel, type ScriptedModelOptions } from './scripted-model.js';
+export type { RecordedChatMessage } from './scripted-replay.js';
+export type {
+  ScriptedAnswer,
+  ScriptedFailure,
+  ScriptedToolCall,
+  ScriptedTurn,
+  ScriptedTurnFunction,
+} from './scripted-turns.js';
