@@ -78,8 +78,8 @@ export async function executeToolCalls({
       onCallbackError(error);
     }
   };
-  return Promise.all(
-    calls.map(async (call): Promise<ToolResultItem> => {
+  const outcomes = await Promise.all(
+    calls.map(async (call): Promise<CallOutcome> => {
       const identity = { callId: call.id, toolName: call.name };
       const startedAt = performance.now();
       notify(onCallStarted, identity);
@@ -89,16 +89,21 @@ export async function executeToolCalls({
         isError: outcome.isError,
         durationMs: performance.now() - startedAt,
       });
-      return {
-        kind: 'toolResult',
-        id: createId(),
-        callId: call.id,
-        toolName: call.name,
-        content: outcome.content,
-        isError: outcome.isError,
-      };
+      return outcome;
     }),
   );
+  // Ids are made in call order, not completion order, so sequential id schemes follow the transcript.
+  return calls.map((call, index) => {
+    const outcome = outcomes[index] as CallOutcome;
+    return {
+      kind: 'toolResult',
+      id: createId(),
+      callId: call.id,
+      toolName: call.name,
+      content: outcome.content,
+      isError: outcome.isError,
+    };
+  });
 }
 
 /** Synthetic "aborted" results for calls that will never run, so the transcript stays valid. */
