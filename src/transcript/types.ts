@@ -34,6 +34,29 @@ export interface ToolCall {
   readonly arguments: string;
 }
 
+/**
+ * How an item was spelled as an OpenAI Chat Completions message, where the item alone cannot
+ * say it. `fromChatMessages` records it only when needed so that `toChatMessages` gives back
+ * exactly the message it read; items made anywhere else simply leave it out, and code that
+ * changes an item's text may keep or drop it (a stale `textPartLengths` is ignored).
+ */
+export interface ChatShape {
+  /** The context item came from a `developer` message rather than a `system` one. */
+  readonly role?: 'developer';
+  /** The assistant message had no `content` key at all (rather than `content: null`). */
+  readonly contentAbsent?: true;
+  /** The text arrived as an array of text parts; their lengths, to split the text again. */
+  readonly textPartLengths?: readonly number[];
+  /** The assistant's `refusal` text. */
+  readonly refusal?: string;
+  /** Fields the message carried explicitly as `null` (they mean nothing, but round-trip). */
+  readonly nullFields?: readonly ('refusal' | 'audio' | 'function_call' | 'reasoning_content')[];
+  /** The assistant message carried `tool_calls: []` (some compatible servers send it). */
+  readonly emptyToolCalls?: true;
+  /** Send this context item's `name` even though chat providers may not accept its characters. */
+  readonly keepName?: true;
+}
+
 export interface AssistantItem {
   readonly kind: 'assistant';
   readonly id: string;
@@ -41,6 +64,7 @@ export interface AssistantItem {
   readonly reasoning?: readonly ReasoningPart[];
   readonly toolCalls?: readonly ToolCall[];
   readonly name?: string;
+  readonly chatShape?: ChatShape;
 }
 
 export interface ToolResultItem {
@@ -50,6 +74,7 @@ export interface ToolResultItem {
   readonly toolName: string;
   readonly content: string;
   readonly isError: boolean;
+  readonly chatShape?: ChatShape;
 }
 
 /**
@@ -61,6 +86,7 @@ export interface ContextItem {
   readonly id: string;
   readonly name?: string;
   readonly text: string;
+  readonly chatShape?: ChatShape;
 }
 
 export type Item = UserItem | AssistantItem | ToolResultItem | ContextItem;
@@ -78,7 +104,9 @@ export type ProtocolProblemKind =
   | 'orphan_result'
   | 'duplicate_result'
   | 'result_out_of_order'
-  | 'tool_name_mismatch';
+  | 'tool_name_mismatch'
+  /** A chat message loopkeeper cannot represent without loss (audio, custom tools, ...). */
+  | 'unsupported_message';
 
 /** One break of the tool-call protocol: where it is and what is wrong. */
 export interface ProtocolProblem {
@@ -96,9 +124,14 @@ export interface Repair {
     | 'answered_unanswered_call'
     | 'dropped_invalid_item'
     | 'renamed_duplicate_id'
-    | 'moved_result';
+    | 'moved_result'
+    | 'renamed_duplicate_call_id'
+    | 'corrected_tool_name';
+  /** Index of the affected item in the input. */
   readonly index: number;
   readonly id?: string;
+  /** The id the repaired item carries in the output, when it differs from `id`. */
+  readonly newId?: string;
   readonly callId?: string;
   readonly message: string;
 }

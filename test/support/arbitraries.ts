@@ -79,7 +79,7 @@ const imagePartArbitrary: fc.Arbitrary<UserContentPart> = fc
       ),
       detail: fc.constantFrom('auto' as const, 'low' as const, 'high' as const),
     },
-    { requiredKeys: ['url'] },
+    { requiredKeys: ['url'], noNullPrototype: true },
   )
   .map((part) => ({ type: 'image' as const, ...part }));
 
@@ -295,7 +295,7 @@ const userMessageArbitrary: fc.Arbitrary<ChatCompletionMessageParam> = fc
                   url: fc.constantFrom('https://example.com/a.png', 'data:image/png;base64,AAAA'),
                   detail: fc.constantFrom('auto' as const, 'low' as const, 'high' as const),
                 },
-                { requiredKeys: ['url'] },
+                { requiredKeys: ['url'], noNullPrototype: true },
               )
               .map((image_url) => ({ type: 'image_url' as const, image_url })),
           ),

@@ -1,0 +1,10 @@
+import { ProtocolError } from '../errors/protocol-error.js';
+import type { Item } from './types.js';
+import { validateTranscript } from './validate-transcript.js';
+
+/** Returns `items` typed as a transcript, or throws a `ProtocolError` listing every problem. */
+export function assertValidTranscript(items: readonly unknown[]): readonly Item[] {
+  const problems = validateTranscript(items);
+  if (problems.length > 0) throw new ProtocolError(problems);
+  return items as readonly Item[];
+}

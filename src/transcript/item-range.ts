@@ -1,0 +1,5 @@
+/** A half-open range `[start, end)` of transcript indices. */
+export interface ItemRange {
+  readonly start: number;
+  readonly end: number;
+}
