@@ -1,35 +1,17 @@
+import { atomicGroups } from '../../transcript/atomic-groups.js';
+import type { ItemRange } from '../../transcript/item-range.js';
 import type { Item } from '../../transcript/types.js';
+import { userTurns } from '../../transcript/user-turns.js';
 
 /** A half-open range `[start, end)` of transcript indices. */
-export interface Span {
-  readonly start: number;
-  readonly end: number;
-}
+export type Span = ItemRange;
 
 /**
- * Splits a transcript into spans that can be kept or dropped whole without breaking the tool
- * protocol: an assistant item with tool calls spans to its last result (anything between goes
- * with it, so the span stays contiguous); every other item is a span of its own.
+ * Spans that can be kept or dropped whole without breaking the tool protocol: an assistant
+ * item with its block of results, every other item alone (the transcript's atomic groups).
  */
 export function atomicSpans(items: readonly Item[]): Span[] {
-  const lastResultIndex = new Map<string, number>();
-  items.forEach((item, index) => {
-    if (item.kind === 'toolResult') lastResultIndex.set(item.callId, index);
-  });
-  const spans: Span[] = [];
-  let index = 0;
-  while (index < items.length) {
-    const item = items[index] as Item;
-    let end = index + 1;
-    if (item.kind === 'assistant') {
-      for (const call of item.toolCalls ?? []) {
-        end = Math.max(end, (lastResultIndex.get(call.id) ?? index) + 1);
-      }
-    }
-    spans.push({ start: index, end });
-    index = end;
-  }
-  return spans;
+  return atomicGroups(items);
 }
 
 /** How many items at the start are context items (host notes, a previous summary). */
@@ -39,29 +21,22 @@ export function leadingContextCount(items: readonly Item[]): number {
 }
 
 /**
- * Where the latest user turn starts: the last user item. With no user item at all, everything
- * after the leading context counts as the current turn, so nothing the model is working on is
- * ever treated as old.
+ * The turns after the leading context: one per user item. Anything else before the first
+ * user item (an assistant step with no request before it) forms a turn of its own, so every
+ * non-context item belongs to some turn.
  */
-export function latestTurnStart(items: readonly Item[]): number {
-  for (let index = items.length - 1; index >= 0; index -= 1) {
-    if (items[index]?.kind === 'user') return index;
-  }
-  return leadingContextCount(items);
+export function turnSpans(items: readonly Item[]): Span[] {
+  const { leading, turns } = userTurns(items);
+  const context = leadingContextCount(items);
+  const preamble = { start: Math.min(context, leading.end), end: leading.end };
+  return preamble.start < preamble.end ? [preamble, ...turns] : [...turns];
 }
 
 /**
- * The turns after the leading context, split at user items. Items before the first user item
- * (and after the leading context) form a turn of their own.
+ * Where the latest turn starts: the last user item. With no user item at all, everything after
+ * the leading context counts as the current turn, so nothing the model is working on is ever
+ * treated as old.
  */
-export function turnSpans(items: readonly Item[]): Span[] {
-  const spans: Span[] = [];
-  let start = leadingContextCount(items);
-  for (let index = start + 1; index <= items.length; index += 1) {
-    if (index === items.length || items[index]?.kind === 'user') {
-      if (index > start) spans.push({ start, end: index });
-      start = index;
-    }
-  }
-  return spans;
+export function latestTurnStart(items: readonly Item[]): number {
+  return turnSpans(items).at(-1)?.start ?? items.length;
 }

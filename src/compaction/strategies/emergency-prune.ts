@@ -43,17 +43,23 @@ export function emergencyPruneTranscript({
   const leadingCount = leadingContextCount(transcript);
   const turns = turnSpans(transcript);
   const keep = new Array<boolean>(transcript.length).fill(false);
-  const selected = () => transcript.filter((_, index) => keep[index]);
-  const markSpan = (span: Span, value: boolean) => keep.fill(value, span.start, span.end);
+  // Counts add up per item, so a running total avoids recounting the selection on every try.
+  let used = tokens.count([]);
+  const spanTokens = (span: Span) =>
+    tokens.count(transcript.slice(span.start, span.end)) - tokens.count([]);
+  const markSpan = (span: Span, cost = spanTokens(span)) => {
+    keep.fill(true, span.start, span.end);
+    used += cost;
+  };
   const tryKeep = (span: Span): boolean => {
-    markSpan(span, true);
-    if (tokens.count(selected()) <= maxTokens) return true;
-    markSpan(span, false);
-    return false;
+    const cost = spanTokens(span);
+    if (used + cost > maxTokens) return false;
+    markSpan(span, cost);
+    return true;
   };
 
   const latest = turns.at(-1);
-  if (latest !== undefined) markSpan(latest, true);
+  if (latest !== undefined) markSpan(latest);
 
   const summaryIndex = transcript
     .slice(0, leadingCount)
@@ -72,7 +78,7 @@ export function emergencyPruneTranscript({
     turnsKept += 1;
   }
 
-  const output = selected();
+  const output = transcript.filter((_, index) => keep[index]);
   const tokensAfter = tokens.count(output);
   return {
     transcript: output.length === transcript.length ? transcript : output,
