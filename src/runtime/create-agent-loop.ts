@@ -1,0 +1,130 @@
+import { type Actor, createActor, type InspectionEvent, type Observer } from 'xstate';
+import { agentLoopMachine } from '../../machines/agent-loop.machine.js';
+import type { Compactor } from '../compaction/compactor.js';
+import type { LoopMutator } from '../compaction/types.js';
+import { ConfigError } from '../errors/config-error.js';
+import { MemorySessionStore } from '../log/memory-store.js';
+import type { SessionStore } from '../log/store.js';
+import type { ModelAdapter } from '../model/types.js';
+import type { TokenCounter, TokenEncoding } from '../tokens/types.js';
+import { createToolRegistry } from '../tools/tool-registry.js';
+import type { AnyToolDefinition } from '../tools/types.js';
+import { createItemId } from '../transcript/ids.js';
+import { createLoopActors } from './loop-actors.js';
+import { LoopSession } from './loop-session.js';
+
+export interface AgentLoopOptions {
+  readonly model: ModelAdapter;
+  readonly tools?: readonly AnyToolDefinition[];
+  /** The host's system prompt: rendered first on every request, never summarized or pruned. */
+  readonly instructions?: string;
+  readonly compactor?: Compactor;
+  /** Host mutators, run in order at the points each declares. */
+  readonly mutators?: readonly LoopMutator[];
+  readonly store?: SessionStore;
+  /** An existing session id resumes that session from its log. */
+  readonly sessionId?: string;
+  readonly maxConsecutiveCompactions?: number;
+  readonly maxStepsPerRun?: number;
+  readonly toolTimeoutMs?: number;
+  /** A ready token counter; otherwise one is loaded lazily on the first run. */
+  readonly tokens?: TokenCounter;
+  readonly encoding?: TokenEncoding;
+  /** An XState inspector, e.g. from `@statelyai/inspect`. */
+  readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+}
+
+export type AgentLoopActor = Actor<typeof agentLoopMachine> & {
+  /** The session behind the loop: its store, id and effective history. */
+  readonly session: LoopSession;
+};
+
+/**
+ * Binds the loop machine to a model, tools, a compactor and a session store. The returned actor
+ * is not started: call `start()`, subscribe with `on(type, listener)`, send
+ * `{type: 'user.message', content}` and `{type: 'abort'}`.
+ */
+export function createAgentLoop({
+  model,
+  tools = [],
+  instructions,
+  compactor,
+  mutators = [],
+  store = new MemorySessionStore(),
+  sessionId = createItemId('session'),
+  maxConsecutiveCompactions = 3,
+  maxStepsPerRun = 50,
+  toolTimeoutMs,
+  tokens,
+  encoding = 'o200k_base',
+  inspect,
+}: AgentLoopOptions): AgentLoopActor {
+  validateOptions({ model, maxConsecutiveCompactions, maxStepsPerRun, mutators, compactor });
+  createToolRegistry(tools);
+  const session = new LoopSession({
+    store,
+    sessionId,
+    encoding,
+    ...(tokens === undefined ? {} : { tokens }),
+  });
+  let self: Actor<typeof agentLoopMachine> | undefined;
+  const actors = createLoopActors({
+    session,
+    model,
+    tools,
+    instructions,
+    mutators,
+    compactor,
+    toolTimeoutMs,
+    telemetry: (event) => self?.send({ type: 'loop.telemetry', event }),
+  });
+  const machine = agentLoopMachine.provide({ actors });
+  self = createActor(machine, {
+    input: {
+      sessionId,
+      maxConsecutiveCompactions,
+      maxStepsPerRun,
+      mutators: mutators.map((mutator) => ({ name: mutator.name, points: mutator.points })),
+      compactor: compactor?.name ?? null,
+    },
+    ...(inspect === undefined ? {} : { inspect }),
+  });
+  return Object.assign(self, { session });
+}
+
+function validateOptions(options: {
+  model: unknown;
+  maxConsecutiveCompactions: number;
+  maxStepsPerRun: number;
+  mutators: readonly LoopMutator[];
+  compactor: Compactor | undefined;
+}): void {
+  const model = options.model as { generate?: unknown } | undefined;
+  if (typeof model !== 'object' || model === null || typeof model.generate !== 'function') {
+    throw new ConfigError(
+      'createAgentLoop: `model` must be a ModelAdapter with a generate() method',
+    );
+  }
+  if (
+    !Number.isInteger(options.maxConsecutiveCompactions) ||
+    options.maxConsecutiveCompactions < 0
+  ) {
+    throw new ConfigError(
+      `createAgentLoop: maxConsecutiveCompactions must be an integer >= 0, got ${options.maxConsecutiveCompactions}`,
+    );
+  }
+  if (!Number.isInteger(options.maxStepsPerRun) || options.maxStepsPerRun < 1) {
+    throw new ConfigError(
+      `createAgentLoop: maxStepsPerRun must be an integer >= 1, got ${options.maxStepsPerRun}`,
+    );
+  }
+  const names = new Set<string>();
+  for (const mutator of options.mutators) {
+    if (typeof mutator?.mutate !== 'function' || typeof mutator.name !== 'string') {
+      throw new ConfigError('createAgentLoop: every mutator needs a name and a mutate() function');
+    }
+    if (names.has(mutator.name))
+      throw new ConfigError(`createAgentLoop: two mutators are named "${mutator.name}"`);
+    names.add(mutator.name);
+  }
+}

@@ -1,0 +1,254 @@
+import { ProtocolError } from '../errors/protocol-error.js';
+import { StoreError } from '../errors/store-error.js';
+import type { NewSessionEvent, SessionEvent } from '../log/events.js';
+import { type ReportedUsage, SessionProjection } from '../log/projection.js';
+import type { SessionStore } from '../log/store.js';
+import { createTokenCounter } from '../tokens/create-token-counter.js';
+import type { TokenCounter, TokenEncoding } from '../tokens/types.js';
+import { createItemId } from '../transcript/ids.js';
+import type { Item, ToolResultItem } from '../transcript/types.js';
+import { ProtocolTracker } from './protocol-tracker.js';
+
+export interface LoopSessionOptions {
+  readonly store: SessionStore;
+  readonly sessionId: string;
+  readonly tokens?: TokenCounter | Promise<TokenCounter>;
+  readonly encoding?: TokenEncoding;
+}
+
+/**
+ * The runtime side of one session: the store, the in-memory projection of its log, and the
+ * incremental facts (token total, open tool calls) the loop needs per step. All writes go
+ * through one queue so an abort can never interleave with an in-flight append.
+ */
+export class LoopSession {
+  readonly sessionId: string;
+  readonly store: SessionStore;
+  readonly #projection = new SessionProjection();
+  readonly #tracker = new ProtocolTracker();
+  #tokens: Promise<TokenCounter>;
+  #counter: TokenCounter | undefined;
+  #opened: Promise<void> | undefined;
+  #writes: Promise<unknown> = Promise.resolve();
+  #activeRunId: string | null = null;
+  #tokenTotal = 0;
+  #countedItems = 0;
+  #countedEpoch = -1;
+  #runs = 0;
+
+  constructor({ store, sessionId, tokens, encoding = 'o200k_base' }: LoopSessionOptions) {
+    this.store = store;
+    this.sessionId = sessionId;
+    // Loaded lazily: the encoding costs ~0.5 s and tens of MB, so only a running loop pays for it.
+    this.#tokens =
+      tokens === undefined
+        ? Promise.resolve().then(() => createTokenCounter({ encoding }))
+        : Promise.resolve(tokens);
+  }
+
+  /** The effective history: what the model sees next. */
+  get items(): readonly Item[] {
+    return this.#projection.items;
+  }
+
+  get lastSeq(): number {
+    return this.#projection.lastSeq;
+  }
+
+  get runs(): number {
+    return this.#runs;
+  }
+
+  /** Provider-reported prompt size of the latest request, while it still describes the history. */
+  get reported(): ReportedUsage | undefined {
+    return this.#projection.reportedUsage;
+  }
+
+  /** Changes whenever a compaction replaced the history (the provider's prefix cache breaks). */
+  get epoch(): number {
+    return this.#projection.replacements;
+  }
+
+  get pendingToolCalls() {
+    return this.#tracker.pendingCalls;
+  }
+
+  get activeRunId(): string | null {
+    return this.#activeRunId;
+  }
+
+  hasSeenCallId(id: string): boolean {
+    return this.#tracker.hasSeenCallId(id);
+  }
+
+  async tokens(): Promise<TokenCounter> {
+    this.#counter ??= await this.#tokens;
+    return this.#counter;
+  }
+
+  /** Reads the log once and rebuilds every fact from it; a run left open by a crash is closed. */
+  open(): Promise<void> {
+    this.#opened ??= this.#load();
+    return this.#opened;
+  }
+
+  async #load(): Promise<void> {
+    let openRun: string | null = null;
+    for await (const event of this.store.read(this.sessionId)) {
+      this.#projection.apply(event);
+      if (event.type === 'run-started') {
+        this.#runs += 1;
+        openRun = event.runId;
+      } else if (event.type === 'run-finished') {
+        openRun = null;
+      }
+    }
+    this.#tracker.reset(this.#projection.items);
+    if (openRun !== null) await this.#recoverInterruptedRun(openRun);
+  }
+
+  async #recoverInterruptedRun(runId: string): Promise<void> {
+    const answers = this.#syntheticResults(
+      'The run was interrupted (the process stopped) before this tool call was answered.',
+    );
+    const events: NewSessionEvent[] = [];
+    if (answers.length > 0) events.push({ type: 'items-appended', runId, items: answers });
+    events.push({
+      type: 'run-finished',
+      runId,
+      outcome: 'failed',
+      steps: 0,
+      error: {
+        name: 'StoreError',
+        code: 'interrupted',
+        message: 'The run was interrupted and closed when the session was reopened',
+      },
+    });
+    await this.#write(events);
+  }
+
+  #syntheticResults(message: string): ToolResultItem[] {
+    return this.#tracker.pendingCalls.map((call) => ({
+      kind: 'toolResult',
+      id: createItemId('result'),
+      callId: call.id,
+      toolName: call.name,
+      content: `[loopkeeper] ${message}`,
+      isError: true,
+    }));
+  }
+
+  beginRun(runId: string): void {
+    this.#activeRunId = runId;
+    this.#runs += 1;
+  }
+
+  /**
+   * Appends events for the active run. Returns false (and writes nothing) when the run is no
+   * longer active, for example because it was aborted while this work was in flight.
+   */
+  async appendForRun(runId: string, events: readonly NewSessionEvent[]): Promise<boolean> {
+    return this.#enqueue(async () => {
+      if (this.#activeRunId !== runId) return false;
+      await this.#appendNow(events);
+      return true;
+    });
+  }
+
+  /**
+   * Throws unless the effective history can be sent to a model as it is: every tool call
+   * answered. Appends are checked as they happen, so this is O(1).
+   */
+  assertReadyForModel(): void {
+    const pending = this.#tracker.pendingCalls;
+    if (pending.length > 0) {
+      throw new ProtocolError([
+        {
+          index: this.items.length,
+          kind: 'unanswered_call',
+          message: `tool calls ${pending.map((call) => call.id).join(', ')} have no result yet`,
+        },
+      ]);
+    }
+  }
+
+  /** Ends the run: answers open tool calls (when aborted) and writes `run-finished`. */
+  async finishRun(runId: string, finished: NewSessionEvent, abortMessage?: string): Promise<void> {
+    this.#activeRunId = null;
+    await this.#enqueue(async () => {
+      const events: NewSessionEvent[] = [];
+      if (abortMessage !== undefined) {
+        const answers = this.#syntheticResults(abortMessage);
+        if (answers.length > 0) events.push({ type: 'items-appended', runId, items: answers });
+      }
+      events.push(finished);
+      await this.#appendNow(events);
+    });
+  }
+
+  /** Checks that appending these items keeps the protocol; returns the break or null. */
+  checkAppend(items: readonly Item[]): string | null {
+    return this.#tracker.check(items);
+  }
+
+  /** Tokens of the effective history, updated incrementally from the cached per-item counts. */
+  estimateTokens(counter: TokenCounter): number {
+    const items = this.#projection.items;
+    if (this.#countedEpoch !== this.#projection.replacements || this.#countedItems > items.length) {
+      this.#tokenTotal = counter.count(items);
+      this.#countedItems = items.length;
+      this.#countedEpoch = this.#projection.replacements;
+      return this.#tokenTotal;
+    }
+    if (this.#countedItems < items.length) {
+      this.#tokenTotal += counter.count(items.slice(this.#countedItems));
+      this.#countedItems = items.length;
+    }
+    return this.#tokenTotal;
+  }
+
+  /** Refuses appends that would break the tool-call protocol before anything is written. */
+  #checkProtocol(events: readonly NewSessionEvent[]): void {
+    const appended = events.flatMap((event) =>
+      event.type === 'items-appended' ? event.items : [],
+    );
+    if (appended.length === 0) return;
+    const problem = this.#tracker.check(appended);
+    if (problem !== null) {
+      throw new ProtocolError([
+        { index: this.items.length, kind: 'invalid_item', message: problem },
+      ]);
+    }
+  }
+
+  #write(events: readonly NewSessionEvent[]): Promise<void> {
+    return this.#enqueue(() => this.#appendNow(events));
+  }
+
+  #enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.#writes.then(work, work);
+    this.#writes = next.catch(() => undefined);
+    return next;
+  }
+
+  async #appendNow(events: readonly NewSessionEvent[]): Promise<void> {
+    this.#checkProtocol(events);
+    let written: readonly SessionEvent[];
+    try {
+      written = await this.store.append(this.sessionId, events, {
+        expectedSeq: this.#projection.lastSeq,
+      });
+    } catch (error) {
+      if (error instanceof Error && 'code' in error) throw error;
+      throw new StoreError(`Appending to session ${this.sessionId} failed: ${String(error)}`, {
+        cause: error,
+      });
+    }
+    const epochBefore = this.#projection.replacements;
+    for (const event of written) {
+      this.#projection.apply(event);
+      if (event.type === 'items-appended') this.#tracker.observe(event.items);
+    }
+    if (this.#projection.replacements !== epochBefore) this.#tracker.reset(this.#projection.items);
+  }
+}
