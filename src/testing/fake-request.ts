@@ -19,6 +19,12 @@ export interface FakeChatRequestBody {
   readonly [field: string]: unknown;
 }
 
+export interface FakeRequestHeaders {
+  readonly authorization?: string;
+  readonly 'content-type'?: string;
+  readonly [name: string]: string | undefined;
+}
+
 /** One request the fake server received, recorded before it was answered. */
 export interface FakeRequest {
   /** Position among all requests this server received, from 0. */
@@ -27,7 +33,7 @@ export interface FakeRequest {
   /** The URL path, for example `/v1/chat/completions`. */
   readonly path: string;
   /** Header names in lower case; repeated headers joined with `, `. */
-  readonly headers: Readonly<Record<string, string>>;
+  readonly headers: FakeRequestHeaders;
   /** The parsed JSON body; `undefined` when the body was empty or not JSON. */
   readonly body: FakeChatRequestBody | undefined;
   readonly rawBody: string;

@@ -20,7 +20,7 @@ export {
   fakeFaults,
   isFakeFault,
 } from './fake-replies.js';
-export type { FakeChatRequestBody, FakeRequest } from './fake-request.js';
+export type { FakeChatRequestBody, FakeRequest, FakeRequestHeaders } from './fake-request.js';
 export { ScriptedModel, type ScriptedModelOptions } from './scripted-model.js';
 export type { RecordedChatMessage } from './scripted-replay.js';
 export type {

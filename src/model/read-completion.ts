@@ -1,0 +1,95 @@
+import type { ChatCompletion } from 'openai/resources/chat/completions';
+import type { CompletionUsage } from 'openai/resources/completions';
+import { ModelError } from '../errors/model-error.js';
+import { createItemId } from '../transcript/ids.js';
+import type { ReasoningPart, ToolCall } from '../transcript/types.js';
+import type { ModelResponse, ModelUsage } from './types.js';
+
+/** Turns a non-streaming Chat Completions answer into a `ModelResponse`. */
+export function readCompletion({
+  completion,
+  model,
+}: {
+  completion: ChatCompletion;
+  model: string;
+}): ModelResponse {
+  const choice = completion.choices?.[0];
+  if (choice === undefined) {
+    throw new ModelError('invalid_response', 'The model server answered with no choices.');
+  }
+  const message = choice.message;
+  const toolCalls = (message.tool_calls ?? []).map((call): ToolCall => {
+    if (call.type !== 'function') {
+      throw new ModelError(
+        'invalid_response',
+        `The model answered with a '${call.type}' tool call; only function tools are declared.`,
+      );
+    }
+    return toolCallOf({
+      id: call.id,
+      name: call.function.name,
+      arguments: call.function.arguments,
+    });
+  });
+  return responseOf({
+    text: message.content ?? '',
+    reasoning: reasoningContentOf(message),
+    toolCalls,
+    usage: completion.usage,
+    finishReason: choice.finish_reason,
+    model: completion.model || model,
+  });
+}
+
+/** Assembles a response, leaving out what is empty. */
+export function responseOf({
+  text,
+  reasoning,
+  toolCalls,
+  usage,
+  finishReason,
+  model,
+}: {
+  text: string;
+  reasoning: string;
+  toolCalls: readonly ToolCall[];
+  usage: CompletionUsage | null | undefined;
+  finishReason: string | null | undefined;
+  model: string;
+}): ModelResponse {
+  const reasoningParts: ReasoningPart[] = reasoning === '' ? [] : [{ text: reasoning }];
+  const modelUsage = usageOf(usage);
+  return {
+    ...(text !== '' && { text }),
+    ...(reasoningParts.length > 0 && { reasoning: reasoningParts }),
+    ...(toolCalls.length > 0 && { toolCalls }),
+    ...(modelUsage !== undefined && { usage: modelUsage }),
+    ...(finishReason !== null && finishReason !== undefined && { finishReason }),
+    model,
+  };
+}
+
+/** Some compatible servers return an empty id; the loop needs a unique one to pair results. */
+export function toolCallOf(call: { id: string; name: string; arguments: string }): ToolCall {
+  return {
+    id: call.id === '' ? createItemId('call') : call.id,
+    name: call.name,
+    arguments: call.arguments,
+  };
+}
+
+/** The compatible `reasoning_content` field (DeepSeek, vLLM, ...), absent from the SDK's types. */
+export function reasoningContentOf(value: object): string {
+  const reasoning: unknown = (value as { reasoning_content?: unknown }).reasoning_content;
+  return typeof reasoning === 'string' ? reasoning : '';
+}
+
+function usageOf(usage: CompletionUsage | null | undefined): ModelUsage | undefined {
+  if (usage === null || usage === undefined) return undefined;
+  const cachedTokens = usage.prompt_tokens_details?.cached_tokens;
+  return {
+    promptTokens: usage.prompt_tokens,
+    completionTokens: usage.completion_tokens,
+    ...(typeof cachedTokens === 'number' && { cachedTokens }),
+  };
+}

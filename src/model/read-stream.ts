@@ -1,0 +1,77 @@
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import type { CompletionUsage } from 'openai/resources/completions';
+import { ModelError } from '../errors/model-error.js';
+import { reasoningContentOf, responseOf, toolCallOf } from './read-completion.js';
+import type { ModelResponse } from './types.js';
+
+interface PartialToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * Accumulates a streamed Chat Completions answer: text and reasoning deltas, tool-call deltas
+ * by index, the finish reason and the final usage chunk. Text deltas go to `onTextDelta` as
+ * they arrive.
+ */
+export async function readStream({
+  stream,
+  model,
+  signal,
+  onTextDelta,
+}: {
+  stream: AsyncIterable<ChatCompletionChunk>;
+  model: string;
+  signal: AbortSignal;
+  onTextDelta?: ((delta: string) => void) | undefined;
+}): Promise<ModelResponse> {
+  let text = '';
+  let reasoning = '';
+  let finishReason: string | undefined;
+  let usage: CompletionUsage | undefined;
+  let answeredBy = model;
+  const calls: PartialToolCall[] = [];
+
+  for await (const chunk of stream) {
+    if (chunk.model) answeredBy = chunk.model;
+    if (chunk.usage) usage = chunk.usage;
+    for (const choice of chunk.choices ?? []) {
+      if (choice.index !== 0) continue;
+      const { delta } = choice;
+      if (delta.content) {
+        text += delta.content;
+        onTextDelta?.(delta.content);
+      }
+      reasoning += reasoningContentOf(delta);
+      for (const callDelta of delta.tool_calls ?? []) {
+        calls[callDelta.index] ??= { id: '', name: '', arguments: '' };
+        const call = calls[callDelta.index] as PartialToolCall;
+        if (callDelta.id) call.id = callDelta.id;
+        // The name arrives whole in its first delta; later deltas only carry arguments.
+        if (callDelta.function?.name && call.name === '') call.name = callDelta.function.name;
+        if (callDelta.function?.arguments) call.arguments += callDelta.function.arguments;
+      }
+      if (choice.finish_reason) finishReason = choice.finish_reason;
+    }
+  }
+
+  // Aborting a stream ends the for-await quietly instead of throwing.
+  if (signal.aborted) {
+    throw new ModelError('aborted', 'The model request was aborted.', { cause: signal.reason });
+  }
+  if (finishReason === undefined) {
+    throw new ModelError(
+      'network',
+      'The model stream ended before the model finished (no finish_reason): the connection was cut.',
+    );
+  }
+  return responseOf({
+    text,
+    reasoning,
+    toolCalls: calls.filter((call) => call !== undefined).map(toolCallOf),
+    usage,
+    finishReason,
+    model: answeredBy,
+  });
+}
