@@ -1,0 +1,3 @@
+export { classifyModelError } from './classify-error.js';
+export { type OpenAIChatModelOptions, openAIChatModel } from './openai-chat-model.js';
+export type { ModelAdapter, ModelRequest, ModelResponse, ModelUsage, ToolSpec } from './types.js';

@@ -1,0 +1,20 @@
+export {
+  type AgentLoopActor,
+  type AgentLoopOptions,
+  createAgentLoop,
+} from './create-agent-loop.js';
+export { LoopSession, type LoopSessionOptions } from './loop-session.js';
+export { machineToMermaid } from './machine-diagram.js';
+export { runTurn } from './run-turn.js';
+export { serializeError } from './serialize-error.js';
+export type * from './telemetry-events.js';
+export {
+  createTelemetryHub,
+  type ListenerErrorInfo,
+  safeListener,
+  type TelemetryEventOf,
+  type TelemetryHub,
+  type TelemetryHubOptions,
+  type TelemetryListener,
+  type TelemetrySource,
+} from './telemetry-hub.js';
