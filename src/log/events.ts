@@ -81,3 +81,12 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 
 /** An event as handed to `SessionStore.append`: the store stamps `v`, `seq` and `at`. */
 export type NewSessionEvent = DistributiveOmit<SessionEvent, 'v' | 'seq' | 'at'>;
+
+/** Every event type of the current schema version, for validating input and stored lines. */
+export const SESSION_EVENT_TYPES: readonly SessionEventType[] = [
+  'items-appended',
+  'usage-reported',
+  'transcript-replaced',
+  'run-started',
+  'run-finished',
+];

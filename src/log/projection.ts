@@ -1,0 +1,141 @@
+import type { Item } from '../transcript/types.js';
+import type { SessionEvent, TranscriptReplacedEvent, UsageReportedEvent } from './events.js';
+import {
+  assertNextSeq,
+  assertReplacementBounds,
+  resolveReplacementView,
+} from './projection-rules.js';
+
+/** Where one items-appended event's items start in the projected items. */
+interface AppendedRun {
+  readonly seq: number;
+  readonly start: number;
+}
+
+/** Provider-reported prompt size, and how many leading items of the history it covered. */
+export interface ReportedUsage {
+  readonly promptTokens: number;
+  readonly itemCount: number;
+}
+
+/**
+ * The effective history of one session, kept up to date event by event. An `items-appended`
+ * event costs O(its items); a `transcript-replaced` event costs O(effective history), which is
+ * rare by design. Memory is proportional to the effective history: items a marker folded away
+ * are dropped, because later refs may only name items of the history they replace.
+ *
+ * Equal to `effectiveHistory(events)` after every event; throws `StoreError` (and stays
+ * unchanged) on an event out of order or a marker that cannot be resolved.
+ */
+export class SessionProjection {
+  #items: Item[] = [];
+  // Runs appended after the latest marker's throughSeq: a later marker needs their seqs to tell
+  // which of them it covers.
+  #runs: AppendedRun[] = [];
+  #lastSeq = 0;
+  #replacementSeq = 0;
+  #replacements = 0;
+  #latestReplacement: TranscriptReplacedEvent | undefined;
+  #latestUsage: UsageReportedEvent | undefined;
+  #usageItemCount: number | undefined;
+
+  /**
+   * The effective history. Between two replacements this same array only grows at its end; a
+   * replacement installs a new array. So a consumer may cache by array identity and length, and
+   * must copy it to keep a snapshot.
+   */
+  get items(): readonly Item[] {
+    return this.#items;
+  }
+
+  /** Seq of the last event applied (0 before any). The next event must have `lastSeq + 1`. */
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  /**
+   * How many `transcript-replaced` events were applied. It doubles as an epoch: while it stays
+   * the same the history only grew at its end (a provider prompt-prefix cache stays valid).
+   */
+  get replacements(): number {
+    return this.#replacements;
+  }
+
+  get latestReplacement(): TranscriptReplacedEvent | undefined {
+    return this.#latestReplacement;
+  }
+
+  /** The last `usage-reported` event, also when a replacement has made it stale. */
+  get latestUsage(): UsageReportedEvent | undefined {
+    return this.#latestUsage;
+  }
+
+  /**
+   * The latest reported prompt size with the number of items the history held when it was
+   * applied (log usage before the assistant's reply so that count matches the prompt);
+   * undefined after a replacement, since the reported prompt no longer describes the history.
+   */
+  get reportedUsage(): ReportedUsage | undefined {
+    if (this.#latestUsage === undefined || this.#usageItemCount === undefined) return undefined;
+    return { promptTokens: this.#latestUsage.promptTokens, itemCount: this.#usageItemCount };
+  }
+
+  apply(event: SessionEvent): this {
+    assertNextSeq({ event, lastSeq: this.#lastSeq });
+    switch (event.type) {
+      case 'items-appended':
+        if (event.items.length > 0) {
+          this.#runs.push({ seq: event.seq, start: this.#items.length });
+          // A loop instead of push(...items): spreading a huge batch would overflow the stack.
+          for (const item of event.items) this.#items.push(item);
+        }
+        break;
+      case 'transcript-replaced':
+        this.#replace(event);
+        break;
+      case 'usage-reported':
+        this.#latestUsage = event;
+        this.#usageItemCount = this.#items.length;
+        break;
+      default:
+        break;
+    }
+    this.#lastSeq = event.seq;
+    return this;
+  }
+
+  applyAll(events: Iterable<SessionEvent>): this {
+    for (const event of events) this.apply(event);
+    return this;
+  }
+
+  #replace(event: TranscriptReplacedEvent): void {
+    assertReplacementBounds({ event, previousReplacementSeq: this.#replacementSeq });
+    const firstKept = this.#runs.findIndex((run) => run.seq > event.throughSeq);
+    const tailStart = firstKept === -1 ? this.#items.length : (this.#runs[firstKept]?.start ?? 0);
+    // Resolve before touching any state, so a bad marker leaves the projection as it was.
+    const next = resolveReplacementView({ event, covered: this.#items.slice(0, tailStart) });
+    const shift = next.length - tailStart;
+    for (let index = tailStart; index < this.#items.length; index += 1) {
+      next.push(this.#items[index] as Item);
+    }
+    this.#runs =
+      firstKept === -1
+        ? []
+        : this.#runs.slice(firstKept).map((run) => ({ seq: run.seq, start: run.start + shift }));
+    this.#items = next;
+    this.#replacementSeq = event.seq;
+    this.#replacements += 1;
+    this.#latestReplacement = event;
+    this.#usageItemCount = undefined;
+  }
+}
+
+/** A projection, optionally caught up with `events` already read. */
+export function createProjection({
+  events = [],
+}: {
+  readonly events?: Iterable<SessionEvent>;
+} = {}): SessionProjection {
+  return new SessionProjection().applyAll(events);
+}

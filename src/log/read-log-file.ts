@@ -1,0 +1,75 @@
+import { type FileHandle, open } from 'node:fs/promises';
+import { LoopkeeperError } from '../errors/index.js';
+import type { SessionEvent } from './events.js';
+import { errorCode, ioError } from './io-error.js';
+import { SessionLogParser, type SessionLogScan } from './session-log-parser.js';
+
+const CHUNK_BYTES = 64 * 1024;
+const NEWLINE = 0x0a;
+
+/**
+ * Streams the events of a session log file, checking every line, and returns the scan (last
+ * seq, valid length, torn last line) when done. A missing file is an empty session. Memory
+ * stays bounded by the longest line, not the file.
+ */
+export async function* readLogFile({
+  path,
+}: {
+  readonly path: string;
+}): AsyncGenerator<SessionEvent, SessionLogScan> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (cause) {
+    if (errorCode(cause) === 'ENOENT') return { lastSeq: 0, validLength: 0 };
+    throw ioError({ action: 'open session log', path, cause });
+  }
+  try {
+    const parser = new SessionLogParser({ path });
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    // Pieces of a line that spans chunks; copied, because `chunk` is reused.
+    let partial: Buffer[] = [];
+    let partialBytes = 0;
+    for (;;) {
+      const { bytesRead } = await readChunk({ handle, chunk, path });
+      if (bytesRead === 0) break;
+      const data = chunk.subarray(0, bytesRead);
+      let start = 0;
+      for (let newline = data.indexOf(NEWLINE); newline !== -1; ) {
+        const piece = data.subarray(start, newline);
+        const line = partial.length === 0 ? piece : Buffer.concat([...partial, piece]);
+        partial = [];
+        partialBytes = 0;
+        const event = parser.pushLine(line);
+        if (event !== undefined) yield event;
+        start = newline + 1;
+        newline = data.indexOf(NEWLINE, start);
+      }
+      if (start < data.length) {
+        partial.push(Buffer.from(data.subarray(start)));
+        partialBytes += data.length - start;
+      }
+    }
+    return parser.finish({ remainderBytes: partialBytes });
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readChunk({
+  handle,
+  chunk,
+  path,
+}: {
+  readonly handle: FileHandle;
+  readonly chunk: Buffer;
+  readonly path: string;
+}): Promise<{ bytesRead: number }> {
+  try {
+    return await handle.read(chunk, 0, chunk.length, null);
+  } catch (cause) {
+    throw LoopkeeperError.isInstance(cause)
+      ? cause
+      : ioError({ action: 'read session log', path, cause });
+  }
+}

@@ -1,0 +1,43 @@
+import { ConfigError } from '../errors/index.js';
+import type { Item } from '../transcript/types.js';
+import type { ViewEntry } from './events.js';
+import { jsonEqual } from './json-equal.js';
+
+/**
+ * Turns a new transcript into the view of a `transcript-replaced` marker, keeping the marker
+ * small: an item of `previous` kept unchanged becomes `{ref}`; a new item is held inline, with
+ * `replaces` naming the original it stands in for (a pruned tool result answering the same
+ * call). `previous` must be the effective history the marker replaces, so every ref resolves.
+ *
+ * An item that kept an id but changed its content is refused with `ConfigError`
+ * (`item_id_reused`): ids name immutable content, and token counts are cached by id.
+ */
+export function buildReplacementView({
+  previous,
+  next,
+}: {
+  readonly previous: readonly Item[];
+  readonly next: readonly Item[];
+}): ViewEntry[] {
+  const previousById = new Map<string, Item>();
+  const resultIdByCallId = new Map<string, string>();
+  for (const item of previous) {
+    previousById.set(item.id, item);
+    if (item.kind === 'toolResult') resultIdByCallId.set(item.callId, item.id);
+  }
+  return next.map((item, index): ViewEntry => {
+    const kept = previousById.get(item.id);
+    if (kept !== undefined) {
+      if (kept === item || jsonEqual(kept, item)) return { ref: item.id };
+      throw new ConfigError(
+        `Item ${index} (${item.id}) keeps the id of an earlier item but changed its content; give a changed item a new id`,
+        { code: 'item_id_reused' },
+      );
+    }
+    if (item.kind === 'toolResult') {
+      const original = resultIdByCallId.get(item.callId);
+      if (original !== undefined) return { item, replaces: original };
+    }
+    return { item };
+  });
+}

@@ -1,0 +1,26 @@
+/**
+ * Runs tasks one after another per key, so two appends to one session never interleave their
+ * writes, while different sessions proceed in parallel. A failed task does not stop the next.
+ */
+export class SerialQueue {
+  readonly #tails = new Map<string, Promise<void>>();
+
+  run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.#tails.get(key) ?? Promise.resolve();
+    const result = previous.then(task);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#tails.set(key, tail);
+    void tail.then(() => {
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    });
+    return result;
+  }
+
+  /** Resolves once every task queued so far has settled. */
+  async idle(): Promise<void> {
+    while (this.#tails.size > 0) await Promise.all(this.#tails.values());
+  }
+}

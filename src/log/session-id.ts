@@ -1,0 +1,38 @@
+import { ConfigError } from '../errors/index.js';
+
+/** Longest accepted session id; ids become file names, which most file systems cap at 255 bytes. */
+export const MAX_SESSION_ID_LENGTH = 128;
+
+const SESSION_ID_PATTERN = /^[A-Za-z0-9._-]+$/;
+
+/**
+ * Whether `sessionId` is safe to use as a file name: letters, digits, `.`, `_` and `-`, 1 to 128
+ * characters, not starting with `.` and never containing `..`, so it cannot leave the store's
+ * directory or hide as a dot file.
+ */
+export function isValidSessionId(sessionId: unknown): sessionId is string {
+  return (
+    typeof sessionId === 'string' &&
+    sessionId.length >= 1 &&
+    sessionId.length <= MAX_SESSION_ID_LENGTH &&
+    SESSION_ID_PATTERN.test(sessionId) &&
+    !sessionId.startsWith('.') &&
+    !sessionId.includes('..')
+  );
+}
+
+/** Throws `ConfigError` (code `invalid_session_id`) unless `sessionId` passes `isValidSessionId`. */
+export function assertValidSessionId(sessionId: unknown): asserts sessionId is string {
+  if (isValidSessionId(sessionId)) return;
+  throw new ConfigError(
+    `Invalid session id ${describe(sessionId)}: use 1 to ${MAX_SESSION_ID_LENGTH} letters, digits, '.', '_' or '-', not starting with '.' and without '..'`,
+    { code: 'invalid_session_id' },
+  );
+}
+
+function describe(value: unknown): string {
+  if (typeof value !== 'string') return `(a ${value === null ? 'null' : typeof value})`;
+  // A 10,000-character id should not produce a 10,000-character message.
+  const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+  return `${JSON.stringify(shown)} (${value.length} characters)`;
+}

@@ -1,0 +1,70 @@
+import { StoreError } from '../errors/index.js';
+import { type NewSessionEvent, SESSION_SCHEMA_VERSION, type SessionEvent } from './events.js';
+import { freezeDeep } from './freeze-deep.js';
+import { newEventProblem } from './new-event-problem.js';
+
+/** A batch ready to store: the stamped events and their JSONL text (one line each). */
+export interface StampedBatch {
+  readonly events: readonly SessionEvent[];
+  /** Every line ends with a newline, so a batch is complete exactly when its last byte is. */
+  readonly text: string;
+}
+
+/**
+ * Validates a batch handed to `SessionStore.append` and stamps `v`, `seq` (continuing from
+ * `lastSeq`) and `at`. Returned events are the JSON round trip of what is stored, deep-frozen,
+ * so every store hands back exactly what a later `read` yields. Throws `StoreError`
+ * (`invalid_event`) before anything is written.
+ */
+export function stampEvents({
+  events,
+  lastSeq,
+  now,
+}: {
+  readonly events: readonly NewSessionEvent[];
+  readonly lastSeq: number;
+  readonly now: Date;
+}): StampedBatch {
+  if (!Array.isArray(events)) {
+    throw new StoreError('append expects an array of events', { code: 'invalid_event' });
+  }
+  const at = now.toISOString();
+  const lines: string[] = [];
+  const stamped: SessionEvent[] = [];
+  for (const [index, event] of events.entries()) {
+    const seq = lastSeq + index + 1;
+    const problem = newEventProblem({ event, seq });
+    if (problem !== undefined) {
+      throw new StoreError(`Cannot append event ${index} of the batch: ${problem}`, {
+        code: 'invalid_event',
+      });
+    }
+    // Stamped fields first (readable lines); assigning them again overrides any a caller sent.
+    const record = Object.assign({ v: SESSION_SCHEMA_VERSION, seq, at }, event, {
+      v: SESSION_SCHEMA_VERSION,
+      seq,
+      at,
+    });
+    const line = toJsonLine({ record, index });
+    lines.push(line);
+    stamped.push(freezeDeep(JSON.parse(line) as SessionEvent));
+  }
+  return { events: stamped, text: lines.map((line) => `${line}\n`).join('') };
+}
+
+function toJsonLine({
+  record,
+  index,
+}: {
+  readonly record: object;
+  readonly index: number;
+}): string {
+  try {
+    return JSON.stringify(record);
+  } catch (cause) {
+    throw new StoreError(
+      `Cannot append event ${index} of the batch: it cannot be stored as JSON (${cause instanceof Error ? cause.message : String(cause)})`,
+      { code: 'invalid_event', cause },
+    );
+  }
+}

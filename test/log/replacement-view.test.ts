@@ -1,0 +1,67 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/errors/index.js';
+import { buildReplacementView, createProjection } from '../../src/log/index.js';
+import type { Item } from '../../src/transcript/types.js';
+import { itemsAppended, replacement, stamped, userItem } from '../support/session-events.js';
+
+const toolResult = (id: string, callId: string, content: string): Item => ({
+  kind: 'toolResult',
+  id,
+  callId,
+  toolName: 'read',
+  content,
+  isError: false,
+});
+
+describe('buildReplacementView', () => {
+  it('refs kept items, holds new ones inline, and marks a pruned result as replacing its original', () => {
+    const previous = [userItem('u1'), toolResult('r1', 'c1', 'long output'), userItem('u2')];
+    const summary: Item = { kind: 'context', id: 's1', name: 'summary', text: 'so far' };
+    const pruned = toolResult('r1-pruned', 'c1', '[pruned 11 characters]');
+    const next = [summary, pruned, userItem('u2')];
+    expect(buildReplacementView({ previous, next })).toEqual([
+      { item: summary },
+      { item: pruned, replaces: 'r1' },
+      { ref: 'u2' },
+    ]);
+  });
+
+  it('refs an item that is equal but not the same object (as after a round trip through a store)', () => {
+    const previous = [userItem('u1')];
+    const copy = structuredClone(previous[0] as Item);
+    expect(buildReplacementView({ previous, next: [copy] })).toEqual([{ ref: 'u1' }]);
+  });
+
+  it('refuses an item that kept its id but changed content', () => {
+    const previous = [userItem('u1', 'original')];
+    const error = (() => {
+      try {
+        buildReplacementView({ previous, next: [userItem('u1', 'edited')] });
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(ConfigError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'item_id_reused' });
+  });
+
+  it('property: a marker with the built view projects exactly to the new transcript', () => {
+    const items = fc.uniqueArray(fc.integer({ min: 1, max: 60 }), { maxLength: 20 });
+    fc.assert(
+      fc.property(items, fc.array(fc.boolean()), fc.boolean(), (ids, keep, addSummary) => {
+        const previous = ids.map((id) => userItem(`u${id}`));
+        const events = stamped([itemsAppended(previous)]);
+        const kept = previous.filter((_, index) => keep[index] ?? true);
+        const next: Item[] = addSummary
+          ? [{ kind: 'context', id: 'summary', text: 'earlier' }, ...kept]
+          : kept;
+        const view = buildReplacementView({ previous, next });
+        const projection = createProjection({ events });
+        projection.applyAll(stamped([replacement({ throughSeq: 1, view })], 1));
+        expect(projection.items).toEqual(next);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/errors/index.js';
+import { assertValidSessionId, isValidSessionId } from '../../src/log/index.js';
+
+describe('assertValidSessionId', () => {
+  it.each(['a', 'session-1', 'Run_2026.11.29', 'x'.repeat(128)])('accepts %s', (sessionId) => {
+    expect(isValidSessionId(sessionId)).toBe(true);
+    expect(() => assertValidSessionId(sessionId)).not.toThrow();
+  });
+
+  it.each([
+    ['a path that climbs out', '../../etc/passwd'],
+    ['an empty id', ''],
+    ['10,000 characters', 'x'.repeat(10_000)],
+    ['129 characters', 'x'.repeat(129)],
+    ['a dot file', '.hidden'],
+    ['two dots inside', 'a..b'],
+    ['a slash', 'a/b'],
+    ['a backslash', 'a\\b'],
+    ['a NUL byte', 'a\u0000b'],
+    ['a space', 'a b'],
+    ['non-ASCII letters', 'sesión'],
+    ['a number', 42],
+    ['undefined', undefined],
+  ])('refuses %s with ConfigError', (_label, sessionId) => {
+    expect(isValidSessionId(sessionId)).toBe(false);
+    let error: unknown;
+    try {
+      assertValidSessionId(sessionId);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(ConfigError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'invalid_session_id' });
+    // The message stays short even for a 10,000-character id.
+    expect((error as Error).message.length).toBeLessThan(300);
+  });
+});
