@@ -21,6 +21,12 @@ export {
   isFakeFault,
 } from './fake-replies.js';
 export type { FakeChatRequestBody, FakeRequest, FakeRequestHeaders } from './fake-request.js';
+export {
+  type RecordedSession,
+  type RecordedSessionOptions,
+  type RecordedTurn,
+  recordedSession,
+} from './recorded-session.js';
 export { ScriptedModel, type ScriptedModelOptions } from './scripted-model.js';
 export type { RecordedChatMessage } from './scripted-replay.js';
 export type {
