@@ -1,0 +1,29 @@
+import type { CompactionBudget, CompactionReason } from './types.js';
+
+/** Share of the current estimate a reactive compaction aims at when the budget says it fits. */
+export const REACTIVE_TARGET_RATIO = 0.6;
+
+export interface CompactionBudgetForOptions {
+  readonly reason: CompactionReason;
+  /** The trigger's budget. */
+  readonly budget: CompactionBudget;
+  /** Our estimate of the transcript now. */
+  readonly tokens: number;
+}
+
+/**
+ * The budget one compaction works to. For a threshold or manual compaction it is the
+ * trigger's. After the provider refused a request (`overflow`, `payload-too-large`) our
+ * estimate evidently undercounts, so when it claims the transcript already fits, the target
+ * drops to a share of the estimate: a retry with an unchanged transcript would only fail again.
+ */
+export function compactionBudgetFor({
+  reason,
+  budget,
+  tokens,
+}: CompactionBudgetForOptions): CompactionBudget {
+  if (reason !== 'overflow' && reason !== 'payload-too-large') return budget;
+  if (tokens > budget.targetTokens) return budget;
+  const targetTokens = Math.floor(tokens * REACTIVE_TARGET_RATIO);
+  return { maxTokens: Math.min(budget.maxTokens, tokens), targetTokens };
+}

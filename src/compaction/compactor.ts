@@ -1,0 +1,339 @@
+import { CompactionError } from '../errors/compaction-error.js';
+import type { TokenCounter } from '../tokens/types.js';
+import type { Item } from '../transcript/types.js';
+import { compactionBudgetFor } from './compactor-budget.js';
+import { requireNonNegative } from './helpers/options.js';
+import { pipeline } from './pipeline.js';
+import { type DropReasoningOptions, dropReasoning } from './strategies/drop-reasoning.js';
+import { emergencyPruneTranscript } from './strategies/emergency-prune.js';
+import { pruneLargestToolResults } from './strategies/prune-largest-tool-results.js';
+import { type PruneToolResultsOptions, pruneToolResults } from './strategies/prune-tool-results.js';
+import { type SummarizeOlderOptions, summarizeOlder } from './strategies/summarize-older.js';
+import type {
+  CompactionBackend,
+  CompactionBudget,
+  CompactionReason,
+  CompactionResult,
+  CompactionStrategy,
+  CompactionTier,
+  CompactionTrigger,
+  LoopMutator,
+  MutationInput,
+  MutationOutput,
+  MutationPoint,
+  TriggerDecision,
+  TriggerInput,
+} from './types.js';
+
+/** What one compaction did, with the facts telemetry and the session log record. */
+export interface CompactOutcome {
+  readonly transcript: readonly Item[];
+  readonly tier: CompactionTier;
+  /** Names of the strategies that changed the transcript, in order. */
+  readonly strategies: readonly string[];
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  /** Whether the trigger no longer fires afterwards (the transcript is under its line). */
+  readonly effective: boolean;
+  readonly metadata: Record<string, unknown>;
+}
+
+export interface EmergencyOutcome extends CompactOutcome {
+  /** Whether the result is under the budget's `maxTokens`; false only when the latest turn alone is larger. */
+  readonly fits: boolean;
+}
+
+export interface CompactInput {
+  readonly transcript: readonly Item[];
+  readonly tokens: TokenCounter;
+  readonly reason: CompactionReason;
+  readonly reported?: TriggerInput['reported'];
+  readonly signal: AbortSignal;
+}
+
+export interface EmergencyPruneInput {
+  readonly transcript: readonly Item[];
+  readonly tokens: TokenCounter;
+  readonly reason: CompactionReason;
+  readonly reported?: TriggerInput['reported'];
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A compactor is a `LoopMutator` (for hosts that run it like any other mutator) that also
+ * exposes the steps the loop machine runs as separate states.
+ */
+export interface Compactor extends LoopMutator {
+  readonly trigger: CompactionTrigger;
+  readonly backend?: CompactionBackend;
+  evaluate(input: TriggerInput): TriggerDecision;
+  /**
+   * The structural tier, then a summary only if still above the target and a backend exists.
+   * Throws `CompactionError` when the summary fails: the caller falls back to `emergencyPrune`.
+   */
+  compact(input: CompactInput): Promise<CompactOutcome>;
+  /** The deterministic last resort: structural pruning, then the newest whole turns that fit. */
+  emergencyPrune(input: EmergencyPruneInput): Promise<EmergencyOutcome>;
+}
+
+export interface CompactorOptions {
+  /** When to compact; its budget says how far. */
+  readonly trigger: CompactionTrigger;
+  /** Replaces the default structural tier (`dropReasoning` then `pruneToolResults`). */
+  readonly strategy?: CompactionStrategy;
+  /** Writes summaries; without one the compactor never summarizes. */
+  readonly backend?: CompactionBackend;
+  /** Options of the default structural strategies. */
+  readonly structural?: {
+    readonly dropReasoning?: DropReasoningOptions;
+    readonly pruneToolResults?: PruneToolResultsOptions;
+  };
+  /** Options of the summary tier. */
+  readonly summary?: Omit<SummarizeOlderOptions, 'timeoutMs'>;
+  /** Options of the emergency prune. */
+  readonly emergency?: {
+    /** The most tokens the emergency prune keeps; default the budget's `targetTokens`. */
+    readonly maxTokens?: number;
+  };
+  /** Limit on each summarizer call. Default 60,000 ms. */
+  readonly summaryTimeoutMs?: number;
+  readonly name?: string;
+  /** Where the loop runs it as a mutator. Default all three points. */
+  readonly points?: readonly MutationPoint[];
+}
+
+function sameTranscript(left: readonly Item[], right: readonly Item[]): boolean {
+  return (
+    left === right ||
+    (left.length === right.length && left.every((item, index) => item === right[index]))
+  );
+}
+
+function appliedNames(
+  strategy: CompactionStrategy,
+  before: readonly Item[],
+  result: CompactionResult,
+): string[] {
+  const { applied } = result.metadata;
+  if (Array.isArray(applied))
+    return applied.filter((name): name is string => typeof name === 'string');
+  return sameTranscript(before, result.transcript) ? [] : [strategy.name];
+}
+
+/**
+ * A compactor with the default tiering: the structural tier first (cheap, keeps the prompt
+ * prefix mostly intact); a summary of the older part only if the transcript is still above the
+ * budget's target and a backend exists; and, when the summary fails or the result still
+ * triggers, the deterministic emergency prune. For a payload-too-large rejection the largest
+ * tool outputs are pruned first.
+ */
+export function createCompactor({
+  trigger,
+  strategy,
+  backend,
+  structural = {},
+  summary = {},
+  emergency = {},
+  summaryTimeoutMs = 60_000,
+  name = 'compactor',
+  points = ['AfterToolResult', 'AfterTurnEnded', 'BeforeInference'],
+}: CompactorOptions): Compactor {
+  requireNonNegative('createCompactor', 'summaryTimeoutMs', summaryTimeoutMs, { positive: true });
+  if (emergency.maxTokens !== undefined) {
+    requireNonNegative('createCompactor', 'emergency.maxTokens', emergency.maxTokens);
+  }
+  const structuralTier = pipeline(
+    dropReasoning(structural.dropReasoning),
+    pruneToolResults(structural.pruneToolResults),
+  );
+  const firstTier = strategy ?? structuralTier;
+  const largestFirst = pipeline(pruneLargestToolResults(), firstTier);
+  const summaryTier = summarizeOlder({ ...summary, timeoutMs: summaryTimeoutMs });
+
+  function evaluate(input: TriggerInput): TriggerDecision {
+    return trigger.evaluate(input);
+  }
+
+  function budgetFor(input: CompactInput): {
+    decision: TriggerDecision;
+    budget: CompactionBudget;
+    tokensBefore: number;
+  } {
+    const decision = evaluate(
+      input.reported === undefined
+        ? { transcript: input.transcript, tokens: input.tokens }
+        : { transcript: input.transcript, tokens: input.tokens, reported: input.reported },
+    );
+    const tokensBefore = input.tokens.count(input.transcript);
+    const budget = compactionBudgetFor({
+      reason: input.reason,
+      budget: decision.budget,
+      tokens: tokensBefore,
+    });
+    return { decision, budget, tokensBefore };
+  }
+
+  function isEffective(
+    transcript: readonly Item[],
+    tokens: TokenCounter,
+    budget: CompactionBudget,
+  ): boolean {
+    return (
+      !trigger.evaluate({ transcript, tokens }).fire && tokens.count(transcript) <= budget.maxTokens
+    );
+  }
+
+  function triggerFacts(decision: TriggerDecision): Record<string, unknown> {
+    return {
+      name: trigger.name,
+      fired: decision.fire,
+      tokens: decision.tokens,
+      basis: decision.basis,
+    };
+  }
+
+  async function compact(input: CompactInput): Promise<CompactOutcome> {
+    const { transcript, tokens, reason, signal } = input;
+    const { decision, budget, tokensBefore } = budgetFor(input);
+    const request = { reason, budget };
+    const context = backend === undefined ? { tokens, signal } : { tokens, backend, signal };
+
+    const tier1 = reason === 'payload-too-large' ? largestFirst : firstTier;
+    const structuralResult = await tier1.apply({ ...request, transcript }, context);
+    const strategies = appliedNames(tier1, transcript, structuralResult);
+    let current = structuralResult.transcript;
+    let tier: CompactionTier = 'structural';
+    let summaryMetadata: Readonly<Record<string, unknown>> | undefined;
+
+    const stillAbove =
+      tokens.count(current) > budget.targetTokens ||
+      trigger.evaluate({ transcript: current, tokens }).fire;
+    if (stillAbove && backend !== undefined) {
+      const summaryResult = await summaryTier.apply({ ...request, transcript: current }, context);
+      summaryMetadata = summaryResult.metadata;
+      if (!sameTranscript(current, summaryResult.transcript)) {
+        strategies.push(summaryTier.name);
+        tier = 'summary';
+        current = summaryResult.transcript;
+      }
+    }
+    const tokensAfter = tokens.count(current);
+    return {
+      transcript: current,
+      tier,
+      strategies,
+      tokensBefore,
+      tokensAfter,
+      effective: isEffective(current, tokens, budget),
+      metadata: {
+        trigger: triggerFacts(decision),
+        budget,
+        structural: structuralResult.metadata,
+        ...(summaryMetadata === undefined ? {} : { summary: summaryMetadata }),
+      },
+    };
+  }
+
+  async function emergencyPrune(input: EmergencyPruneInput): Promise<EmergencyOutcome> {
+    const { transcript, tokens, reason, signal } = input;
+    const { decision, budget, tokensBefore } = budgetFor(input);
+    // Structural pruning first: it is deterministic, needs no model, and keeps more history
+    // than dropping whole turns does. No backend is passed, so nothing here can call a model.
+    const structuralResult = await structuralTier.apply(
+      { transcript, reason, budget },
+      { tokens, signal },
+    );
+    const strategies = appliedNames(structuralTier, transcript, structuralResult);
+    const maxTokens = emergency.maxTokens ?? budget.targetTokens;
+    const pruned = emergencyPruneTranscript({
+      transcript: structuralResult.transcript,
+      tokens,
+      maxTokens,
+    });
+    if (pruned.itemsRemoved > 0) strategies.push('emergencyPrune');
+    const { transcript: output, ...prunedFacts } = pruned;
+    return {
+      transcript: output,
+      tier: 'emergency',
+      strategies,
+      tokensBefore,
+      tokensAfter: pruned.tokensAfter,
+      effective: isEffective(output, tokens, budget),
+      fits: pruned.tokensAfter <= budget.maxTokens,
+      metadata: {
+        trigger: triggerFacts(decision),
+        budget,
+        structural: structuralResult.metadata,
+        emergency: prunedFacts,
+      },
+    };
+  }
+
+  async function mutate(input: MutationInput): Promise<MutationOutput> {
+    const { transcript, tokens, signal, reported } = input;
+    const reason = input.reason ?? 'threshold';
+    const decision = evaluate(
+      reported === undefined ? { transcript, tokens } : { transcript, tokens, reported },
+    );
+    // A provider refusal or a manual request compacts even when our own estimate says it fits.
+    if (!decision.fire && reason === 'threshold') {
+      return { dirty: false, metadata: { trigger: triggerFacts(decision) } };
+    }
+    const compactInput =
+      reported === undefined
+        ? { transcript, tokens, reason, signal }
+        : { transcript, tokens, reason, reported, signal };
+    let outcome: CompactOutcome;
+    let summaryError: CompactionError | undefined;
+    try {
+      outcome = await compact(compactInput);
+    } catch (error) {
+      if (!CompactionError.isInstance(error)) throw error;
+      summaryError = error;
+      outcome = await emergencyPrune(compactInput);
+    }
+    if (summaryError === undefined && !outcome.effective) {
+      // An ineffective compaction goes straight to the emergency prune, as in the loop machine.
+      const emergencyOutcome = await emergencyPrune({
+        ...compactInput,
+        transcript: outcome.transcript,
+      });
+      outcome = {
+        ...emergencyOutcome,
+        strategies: [...outcome.strategies, ...emergencyOutcome.strategies],
+        tokensBefore: outcome.tokensBefore,
+        metadata: { ...emergencyOutcome.metadata, before: outcome.metadata },
+      };
+    }
+    const metadata = {
+      ...outcome.metadata,
+      tier: outcome.tier,
+      effective: outcome.effective,
+      ...(summaryError === undefined ? {} : { summaryError: summaryError.toJSON() }),
+    };
+    if (sameTranscript(transcript, outcome.transcript)) return { dirty: false, metadata };
+    return {
+      dirty: true,
+      transcript: outcome.transcript,
+      metadata,
+      marker: {
+        reason,
+        tier: outcome.tier,
+        strategies: outcome.strategies,
+        tokensBefore: outcome.tokensBefore,
+        tokensAfter: outcome.tokensAfter,
+      },
+    };
+  }
+
+  return {
+    name,
+    points,
+    trigger,
+    ...(backend === undefined ? {} : { backend }),
+    evaluate,
+    compact,
+    emergencyPrune,
+    mutate,
+  };
+}

@@ -1,0 +1,95 @@
+import { AbortedError } from '../../errors/aborted-error.js';
+import { CompactionError } from '../../errors/compaction-error.js';
+import type { Item } from '../../transcript/types.js';
+import { validateSummaryText } from '../summary.js';
+import type { CompactionBackend, SummaryResult } from '../types.js';
+
+export interface CallSummaryBackendOptions {
+  readonly backend: CompactionBackend;
+  readonly transcript: readonly Item[];
+  readonly previousSummary?: string | undefined;
+  /** The caller's signal: its abort ends the call with an `AbortedError`. */
+  readonly signal: AbortSignal;
+  /** Ends the call with a `CompactionError` (code `summary_timeout`) when it takes longer. */
+  readonly timeoutMs?: number | undefined;
+}
+
+/** Settles with `promise`, or rejects as soon as `signal` aborts, whichever comes first. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * One backend call with the guarantees compaction relies on: it ends at the timeout or abort
+ * even when the backend ignores its signal, and every failure (a throw, a timeout, empty or
+ * sectionless text) comes back as a `CompactionError` with the cause attached, so the caller
+ * can fall back to the emergency prune.
+ */
+export async function callSummaryBackend({
+  backend,
+  transcript,
+  previousSummary,
+  signal,
+  timeoutMs,
+}: CallSummaryBackendOptions): Promise<SummaryResult> {
+  if (signal.aborted) {
+    throw new AbortedError('The summary was aborted before it started', { cause: signal.reason });
+  }
+  const timeout = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+  const callSignal = timeout === undefined ? signal : AbortSignal.any([signal, timeout]);
+  const pending = Promise.resolve().then(() =>
+    backend.summarize(
+      previousSummary === undefined
+        ? { transcript, signal: callSignal }
+        : { transcript, previousSummary, signal: callSignal },
+    ),
+  );
+  // A backend that answers after we gave up must not surface as an unhandled rejection.
+  pending.catch(() => undefined);
+
+  let result: SummaryResult;
+  try {
+    result = await untilAborted(pending, callSignal);
+  } catch (error) {
+    if (signal.aborted) {
+      throw new AbortedError('The summary was aborted', { cause: signal.reason });
+    }
+    if (timeout?.aborted) {
+      throw new CompactionError(
+        `The summarizer ${backend.name} did not answer within ${timeoutMs} ms`,
+        { cause: error, code: 'summary_timeout' },
+      );
+    }
+    throw new CompactionError(`The summarizer ${backend.name} failed: ${describe(error)}`, {
+      cause: error,
+      code: CompactionError.isInstance(error) ? error.code : 'summary_failed',
+    });
+  }
+
+  try {
+    return { ...result, text: validateSummaryText(result?.text) };
+  } catch (error) {
+    throw new CompactionError(
+      `The summarizer ${backend.name} returned a rejected summary: ${describe(error)}`,
+      { cause: error, code: 'summary_rejected' },
+    );
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * Patterns the extractive summarizer uses to find facts in plain text. They lean towards
+ * precision: a path or error line it finds is kept forever, so false hits cost summary space.
+ */
+
+const fileExtensions =
+  'py|pyi|ts|tsx|js|jsx|mjs|cjs|json|jsonl|md|rst|txt|yaml|yml|toml|cfg|ini|conf|env|sh|bash|zsh|' +
+  'rs|go|java|kt|c|h|cc|cpp|hpp|cs|rb|php|swift|scala|html|htm|css|scss|sql|csv|tsv|xml|lock|log|' +
+  'ipynb|dockerfile|gradle|patch|diff|pem|key|zip|tar|gz|png|jpg|jpeg|gif|svg|pdf';
+
+const pathPatterns: readonly RegExp[] = [
+  // Absolute, home-relative and dot-relative paths: /testbed/src/x.py, ~/notes, ./run.sh
+  /(?<![\w:/.~<-])(?:~|\.{1,2})?\/(?:[\w.@+-]+\/)*[\w@+-][\w.@+-]*/g,
+  // Relative paths with a directory and an extension: src/app/main.ts
+  /(?<![\w:/.~@+-])(?:[\w@+-][\w.@+-]*\/)+[\w@+-][\w.@+-]*\.[A-Za-z0-9]{1,10}\b/g,
+  // Bare file names with a well-known extension: setup.py, package.json
+  new RegExp(`(?<![\\w/.@+-])[\\w@+-][\\w.@+-]*\\.(?:${fileExtensions})\\b(?![\\w/-])`, 'gi'),
+];
+
+/** File paths mentioned in the text, in order of first appearance, without duplicates. */
+export function findFilePaths(text: string): string[] {
+  const found: { index: number; path: string }[] = [];
+  for (const pattern of pathPatterns) {
+    for (const match of text.matchAll(pattern)) {
+      const path = match[0].replace(/[.,;:]+$/, '');
+      // A lone "/" or a path made only of dots and slashes names nothing worth keeping.
+      if (/[\w@+-]/.test(path) && path.length <= 300) {
+        found.push({ index: match.index, path });
+      }
+    }
+  }
+  found.sort((left, right) => left.index - right.index);
+  return [...new Set(found.map((entry) => entry.path))];
+}
+
+/** URLs mentioned in the text, without duplicates. */
+export function findUrls(text: string): string[] {
+  return [...new Set([...text.matchAll(/\bhttps?:\/\/[^\s"'<>`)\]]+/g)].map((match) => match[0]))];
+}
+
+const errorLinePatterns: readonly RegExp[] = [
+  /^\s*(?:error|fatal|panic|exception|failed|failure)\b/i,
+  /\b[\w.]*(?:Error|Exception|Failure)\b\s*:/,
+  /^\s*Traceback \(most recent call last\)/,
+  /\b(?:command not found|No such file or directory|Permission denied|Segmentation fault)\b/i,
+  /\bexit(?:ed)? (?:code|status|with code)\s*[1-9]\d*/i,
+];
+
+/** Whether a line reads like an error message. */
+export function looksLikeError(line: string): boolean {
+  return errorLinePatterns.some((pattern) => pattern.test(line));
+}
+
+const commandKeys = ['command', 'cmd', 'script', 'shell', 'code', 'query'];
+
+/**
+ * The command a tool call ran, when its arguments hold one under a usual key (`command`,
+ * `cmd`, ...), else undefined.
+ */
+export function commandOfToolCall(argumentsText: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(argumentsText);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const record = parsed as Record<string, unknown>;
+  for (const key of commandKeys) {
+    const value = record[key];
+    if (typeof value === 'string' && value.trim() !== '') return value.trim();
+  }
+  return undefined;
+}
+
+/** Every string inside tool-call arguments, or the raw text when it is not JSON. */
+export function argumentStrings(argumentsText: string): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(argumentsText);
+  } catch {
+    return [argumentsText];
+  }
+  const strings: string[] = [];
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') strings.push(value);
+    else if (Array.isArray(value)) value.forEach(visit);
+    else if (typeof value === 'object' && value !== null) Object.values(value).forEach(visit);
+  };
+  visit(parsed);
+  return strings;
+}
+
+const constraintPattern =
+  /\b(?:must|must not|mustn't|never|always|do not|don't|should not|shouldn't|only|without|required?|constraint|make sure|avoid)\b/i;
+
+/** Whether a sentence of a user message reads like a decision or a constraint. */
+export function looksLikeConstraint(line: string): boolean {
+  return constraintPattern.test(line);
+}

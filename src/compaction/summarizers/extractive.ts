@@ -1,0 +1,232 @@
+import { ConfigError } from '../../errors/config-error.js';
+import type { Item } from '../../transcript/types.js';
+import { isSummaryItem, parseSummarySections, type SummarySection } from '../summary.js';
+import type { CompactionBackend, SummaryRequest, SummaryResult } from '../types.js';
+import {
+  argumentStrings,
+  commandOfToolCall,
+  findFilePaths,
+  findUrls,
+  looksLikeConstraint,
+  looksLikeError,
+} from './extract-patterns.js';
+
+export interface ExtractiveSummarizerOptions {
+  /** Input larger than this is chunked by `summarizeOlder`; the default takes any size. */
+  readonly maxInputTokens?: number;
+  /** Longer lines (errors, calls, constraints) are cut to this many characters. */
+  readonly maxLineLength?: number;
+  /** Longer requests and conclusions are cut to this many characters. */
+  readonly maxTextLength?: number;
+}
+
+// Caps on the lists that may be shortened; file paths and error lines are never capped.
+const maxCalls = 20;
+const maxConstraints = 12;
+const maxConclusions = 3;
+const maxUrls = 20;
+const maxEarlierProgress = 15;
+const maxEarlierGoal = 6;
+
+function clip(text: string, limit: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= limit ? flat : `${flat.slice(0, limit - 1)}…`;
+}
+
+function bulletLines(section: string | undefined): string[] {
+  if (section === undefined) return [];
+  return section
+    .split('\n')
+    .map((line) => line.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '').trim())
+    .filter((line) => line !== '' && !/^none(?: recorded)?\.?$/i.test(line));
+}
+
+function unique(lines: readonly string[]): string[] {
+  return [...new Set(lines)];
+}
+
+function section(name: SummarySection, lines: readonly string[], empty = 'None.'): string {
+  const body = lines.length > 0 ? lines.map((line) => `- ${line}`).join('\n') : `- ${empty}`;
+  return `## ${name}\n${body}`;
+}
+
+function userText(item: Item): string {
+  if (item.kind !== 'user') return '';
+  if (typeof item.content === 'string') return item.content;
+  return item.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+}
+
+/** Every piece of text of an item in which paths and errors may appear. */
+function textsOf(item: Item): string[] {
+  switch (item.kind) {
+    case 'user':
+      return [userText(item)];
+    case 'context':
+      // An earlier summary arrives as `previousSummary`; its paths are folded from there.
+      return isSummaryItem(item) ? [] : [item.text];
+    case 'toolResult':
+      return [item.content];
+    case 'assistant':
+      return [
+        item.text ?? '',
+        ...(item.toolCalls ?? []).flatMap((call) => argumentStrings(call.arguments)),
+      ];
+  }
+}
+
+function errorLines(items: readonly Item[]): string[] {
+  const lines: string[] = [];
+  for (const item of items) {
+    for (const text of textsOf(item)) {
+      const candidates = text
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line !== '');
+      const matching = candidates.filter(looksLikeError);
+      // A failed result's first line says what failed even when it reads like plain prose.
+      if (item.kind === 'toolResult' && item.isError && candidates[0] !== undefined) {
+        lines.push(candidates[0]);
+      }
+      lines.push(...matching);
+    }
+  }
+  return lines;
+}
+
+function toolActivity(items: readonly Item[]): string[] {
+  const byName = new Map<string, number>();
+  let calls = 0;
+  for (const item of items) {
+    for (const call of item.kind === 'assistant' ? (item.toolCalls ?? []) : []) {
+      calls += 1;
+      byName.set(call.name, (byName.get(call.name) ?? 0) + 1);
+    }
+  }
+  if (calls === 0) return [];
+  const failed = items.filter((item) => item.kind === 'toolResult' && item.isError).length;
+  const names = [...byName]
+    .sort(
+      ([left, leftCount], [right, rightCount]) => rightCount - leftCount || (left < right ? -1 : 1),
+    )
+    .map(([name, count]) => `${name} ×${count}`)
+    .join(', ');
+  return [`${calls} tool call${calls === 1 ? '' : 's'} (${names}); ${failed} failed.`];
+}
+
+/**
+ * A summarizer backend that needs no model: it picks the facts an agent needs to continue out
+ * of the text itself (the requests, constraints, tool calls and commands, file paths, errors and the latest
+ * conclusions) and writes them in the fixed sections. Deterministic: the same input always
+ * gives the same summary. File paths and error lines are all kept, one per line, deduplicated;
+ * everything else is capped so the summary stays small.
+ */
+export function extractiveSummarizer({
+  maxInputTokens = Number.POSITIVE_INFINITY,
+  maxLineLength = 240,
+  maxTextLength = 600,
+}: ExtractiveSummarizerOptions = {}): CompactionBackend {
+  if (!(maxInputTokens > 0)) {
+    throw new ConfigError(
+      `extractiveSummarizer: maxInputTokens must be positive, got ${maxInputTokens}`,
+    );
+  }
+  if (!(maxLineLength >= 20) || !(maxTextLength >= 20)) {
+    throw new ConfigError('extractiveSummarizer: maxLineLength and maxTextLength must be >= 20');
+  }
+
+  function summarizeNow({ transcript, previousSummary }: SummaryRequest): SummaryResult {
+    const previous = previousSummary === undefined ? {} : parseSummarySections(previousSummary);
+    const requests = transcript.map(userText).filter((text) => text.trim() !== '');
+    const first = requests[0];
+    const latest = requests.at(-1);
+
+    const earlierGoal = bulletLines(previous.Goal);
+    const earlierLatest = earlierGoal.find((line) => line.startsWith('Latest request:'));
+    const goal = earlierGoal.filter((line) => !line.startsWith('Latest request:'));
+    const goalLines =
+      goal.length > 0
+        ? goal.slice(0, maxEarlierGoal)
+        : first === undefined
+          ? []
+          : [`First request: ${clip(first, maxTextLength)}`];
+    if (latest !== undefined && (goal.length > 0 || latest !== first)) {
+      goalLines.push(`Latest request: ${clip(latest, maxTextLength)}`);
+    } else if (latest === undefined && earlierLatest !== undefined) {
+      goalLines.push(earlierLatest);
+    }
+
+    const constraints = unique([
+      ...bulletLines(previous['Decisions and constraints']),
+      ...requests
+        .flatMap((text) => text.split(/(?<=[.!?])\s+|\n+/))
+        .filter(looksLikeConstraint)
+        .map((line) => clip(line, maxLineLength)),
+    ]).slice(-maxConstraints);
+
+    // A command says what was run; other calls keep their arguments, where the identifiers are.
+    const calls = unique(
+      transcript.flatMap((item) =>
+        item.kind === 'assistant'
+          ? (item.toolCalls ?? []).map((call) => {
+              const command = commandOfToolCall(call.arguments);
+              return command === undefined
+                ? `${call.name} ${clip(call.arguments, maxLineLength)}`
+                : `${call.name}: \`${clip(command, maxLineLength)}\``;
+            })
+          : [],
+      ),
+    );
+    const conclusions = transcript
+      .flatMap((item) =>
+        item.kind === 'assistant' && item.text !== undefined && item.text.trim() !== ''
+          ? [clip(item.text, maxTextLength)]
+          : [],
+      )
+      .slice(-maxConclusions);
+    const earlierProgress = bulletLines(previous.Progress).slice(-maxEarlierProgress);
+    const progress = [
+      ...earlierProgress.map((line) => (line.startsWith('Earlier: ') ? line : `Earlier: ${line}`)),
+      ...toolActivity(transcript),
+      ...(calls.length > maxCalls
+        ? [`Calls made (the last ${maxCalls} of ${calls.length} distinct):`]
+        : calls.length > 0
+          ? ['Calls made:']
+          : []),
+      ...calls.slice(-maxCalls),
+      ...conclusions.map((text) => `Assistant concluded: ${text}`),
+    ];
+
+    const allText = transcript.flatMap(textsOf).join('\n');
+    const files = unique([
+      ...bulletLines(previous['Files and artifacts']),
+      ...findFilePaths(allText),
+      ...findUrls(allText).slice(0, maxUrls),
+    ]);
+    const errors = unique([
+      ...bulletLines(previous['Errors seen']),
+      ...errorLines(transcript).map((line) => clip(line, maxLineLength)),
+    ]);
+
+    const lastItem = transcript.at(-1);
+    const nextStep =
+      lastItem?.kind === 'user'
+        ? ['Answer the latest request (quoted under Goal); it had no reply yet.']
+        : ['Continue the latest request (quoted under Goal) from the messages after this record.'];
+
+    const text = [
+      section('Goal', goalLines, 'No user request in this part.'),
+      section('Decisions and constraints', constraints, 'None recorded.'),
+      section('Progress', progress, 'No tool activity or replies in this part.'),
+      section('Files and artifacts', files),
+      section('Errors seen', errors),
+      section('Next step', nextStep),
+    ].join('\n\n');
+    return { text };
+  }
+
+  return {
+    name: 'extractive',
+    maxInputTokens,
+    summarize: async (request) => summarizeNow(request),
+  };
+}

@@ -1,0 +1,108 @@
+import OpenAI from 'openai';
+import { CompactionError } from '../../errors/compaction-error.js';
+import { ConfigError } from '../../errors/config-error.js';
+import { validateSummaryText } from '../summary.js';
+import type { CompactionBackend, SummaryRequest, SummaryResult } from '../types.js';
+import { renderSummaryInput } from './render.js';
+import { DEFAULT_SUMMARY_PROMPT, summaryUserMessage } from './summary-prompt.js';
+
+export interface OpenAISummarizerOptions {
+  /** A configured SDK client; otherwise one is built from `baseURL` and `apiKey`. */
+  readonly client?: OpenAI;
+  readonly baseURL?: string;
+  readonly apiKey?: string;
+  /** The summarizing model; it can be smaller and cheaper than the agent's model. */
+  readonly model: string;
+  /**
+   * The most tokens of record (rendered previous summary + conversation) one call is given.
+   * Keep it below the summarizing model's window minus the prompt (a few hundred tokens) and
+   * the summary it writes; larger input is chunked by `summarizeOlder`.
+   */
+  readonly maxInputTokens?: number;
+  /** Replaces the system prompt; it must still ask for the fixed sections. */
+  readonly prompt?: string;
+  /** Per-request timeout handed to the SDK. */
+  readonly timeoutMs?: number;
+  /** SDK retries of failed requests; default 0, since a failed summary has a fallback. */
+  readonly maxRetries?: number;
+  readonly temperature?: number;
+  readonly maxOutputTokens?: number;
+}
+
+function createClient(options: OpenAISummarizerOptions): OpenAI {
+  if (options.client !== undefined) return options.client;
+  try {
+    return new OpenAI({
+      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+      ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+    });
+  } catch (error) {
+    throw new ConfigError(`openAISummarizer: cannot build an OpenAI client: ${String(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+/** A summarizer backend that asks a Chat Completions model for the sectioned summary. */
+export function openAISummarizer(options: OpenAISummarizerOptions): CompactionBackend {
+  const {
+    model,
+    maxInputTokens = 100_000,
+    prompt = DEFAULT_SUMMARY_PROMPT,
+    timeoutMs,
+    maxRetries = 0,
+    temperature,
+    maxOutputTokens,
+  } = options;
+  if (typeof model !== 'string' || model === '') {
+    throw new ConfigError('openAISummarizer: model must be a non-empty string');
+  }
+  if (!(maxInputTokens > 0)) {
+    throw new ConfigError(
+      `openAISummarizer: maxInputTokens must be positive, got ${maxInputTokens}`,
+    );
+  }
+  const client = createClient(options);
+
+  async function summarize({
+    transcript,
+    previousSummary,
+    signal,
+  }: SummaryRequest): Promise<SummaryResult> {
+    const rendered = renderSummaryInput(
+      previousSummary === undefined ? { transcript } : { transcript, previousSummary },
+    );
+    let completion: OpenAI.Chat.Completions.ChatCompletion;
+    try {
+      completion = await client.chat.completions.create(
+        {
+          model,
+          messages: [
+            { role: 'system', content: prompt },
+            { role: 'user', content: summaryUserMessage(rendered) },
+          ],
+          ...(temperature === undefined ? {} : { temperature }),
+          ...(maxOutputTokens === undefined ? {} : { max_completion_tokens: maxOutputTokens }),
+        },
+        { signal, maxRetries, ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }) },
+      );
+    } catch (error) {
+      throw new CompactionError(
+        `openAISummarizer: the summary request to ${model} failed: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error, code: signal.aborted ? 'summary_aborted' : 'summary_failed' },
+      );
+    }
+    const text = validateSummaryText(completion.choices[0]?.message.content ?? '');
+    return completion.usage === undefined
+      ? { text }
+      : {
+          text,
+          usage: {
+            promptTokens: completion.usage.prompt_tokens,
+            completionTokens: completion.usage.completion_tokens,
+          },
+        };
+  }
+
+  return { name: `openai:${model}`, maxInputTokens, summarize };
+}

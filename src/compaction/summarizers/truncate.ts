@@ -1,0 +1,160 @@
+import type { TokenCounter } from '../../tokens/types.js';
+import type { Item } from '../../transcript/types.js';
+
+export interface TruncateTextOptions {
+  readonly text: string;
+  readonly maxTokens: number;
+  readonly tokens: TokenCounter;
+}
+
+/** The longest start (or end) of `text` within `maxTokens`, found by shrinking towards the token ratio. */
+function sliceWithin({
+  text,
+  maxTokens,
+  tokens,
+  from,
+}: TruncateTextOptions & { readonly from: 'start' | 'end' }): string {
+  if (maxTokens <= 0) return '';
+  // Tokens almost never hold more than ~8 characters, so this first cut rarely needs a recount.
+  let length = Math.min(text.length, maxTokens * 8);
+  for (;;) {
+    let candidate = from === 'start' ? text.slice(0, length) : text.slice(text.length - length);
+    // Never leave half of a surrogate pair at the cut.
+    if (from === 'start' && /[\uD800-\uDBFF]$/.test(candidate)) candidate = candidate.slice(0, -1);
+    if (from === 'end' && /^[\uDC00-\uDFFF]/.test(candidate)) candidate = candidate.slice(1);
+    const count = tokens.countText(candidate);
+    if (count <= maxTokens) return candidate;
+    length = Math.min(length - 1, Math.floor((length * maxTokens) / count));
+    if (length <= 0) return '';
+  }
+}
+
+/**
+ * `text` cut to about `maxTokens`, keeping its head and its tail (a failure usually shows at the
+ * end of an output) with a note in between saying how much was left out.
+ */
+export function truncateTextToTokens({
+  text,
+  maxTokens,
+  tokens,
+  textTokens,
+}: TruncateTextOptions & {
+  /** The token count of `text` when the caller already knows it (counting is linear in size). */
+  readonly textTokens?: number;
+}): string {
+  const total = textTokens ?? tokens.countText(text);
+  if (total <= maxTokens) return text;
+  const noteTokens = 24;
+  const room = Math.max(0, maxTokens - noteTokens);
+  const headTokens = Math.ceil((room * 2) / 3);
+  const head = sliceWithin({ text, maxTokens: headTokens, tokens, from: 'start' });
+  const rest = text.slice(head.length);
+  const tail = sliceWithin({ text: rest, maxTokens: room - headTokens, tokens, from: 'end' });
+  const omitted = Math.max(0, total - tokens.countText(head) - tokens.countText(tail));
+  return `${head}\n[… about ${omitted} tokens left out of this item for the summary …]\n${tail}`;
+}
+
+type TextField = 'content' | 'text' | 'arguments' | 'reasoning';
+
+function largestField(item: Item): { field: TextField; index: number; text: string } | undefined {
+  const candidates: { field: TextField; index: number; text: string }[] = [];
+  if (item.kind === 'toolResult')
+    candidates.push({ field: 'content', index: 0, text: item.content });
+  if (item.kind === 'context') candidates.push({ field: 'text', index: 0, text: item.text });
+  if (item.kind === 'user') {
+    if (typeof item.content === 'string') {
+      candidates.push({ field: 'content', index: 0, text: item.content });
+    } else {
+      item.content.forEach((part, index) => {
+        if (part.type === 'text') candidates.push({ field: 'content', index, text: part.text });
+      });
+    }
+  }
+  if (item.kind === 'assistant') {
+    if (item.text !== undefined) candidates.push({ field: 'text', index: 0, text: item.text });
+    item.reasoning?.forEach((part, index) => {
+      candidates.push({ field: 'reasoning', index, text: part.text });
+    });
+    item.toolCalls?.forEach((call, index) => {
+      candidates.push({ field: 'arguments', index, text: call.arguments });
+    });
+  }
+  return candidates.sort((left, right) => right.text.length - left.text.length)[0];
+}
+
+function withField(item: Item, field: TextField, index: number, text: string): Item {
+  switch (item.kind) {
+    case 'toolResult':
+      return { ...item, content: text };
+    case 'context':
+      return { ...item, text };
+    case 'user':
+      return typeof item.content === 'string'
+        ? { ...item, content: text }
+        : {
+            ...item,
+            content: item.content.map((part, at) =>
+              at === index && part.type === 'text' ? { ...part, text } : part,
+            ),
+          };
+    case 'assistant':
+      if (field === 'text') return { ...item, text };
+      if (field === 'reasoning') {
+        return {
+          ...item,
+          reasoning: (item.reasoning ?? []).map((part, at) => (at === index ? { text } : part)),
+        };
+      }
+      return {
+        ...item,
+        toolCalls: (item.toolCalls ?? []).map((call, at) =>
+          at === index ? { ...call, arguments: text } : call,
+        ),
+      };
+  }
+}
+
+export interface ShrinkItemOptions {
+  readonly item: Item;
+  /** The most tokens the item may take as rendered by `measure`. */
+  readonly maxTokens: number;
+  readonly tokens: TokenCounter;
+  /** Tokens of the item as it would be rendered for the summarizer. */
+  readonly measure: (item: Item) => number;
+}
+
+/**
+ * A copy of `item` for summarizer input only, with its largest texts cut (head and tail kept,
+ * a note in between) until it measures within `maxTokens`; undefined when even cut to the bone
+ * it does not fit. The copy is never put into a transcript.
+ */
+export function shrinkItemForSummary({
+  item,
+  maxTokens,
+  tokens,
+  measure,
+}: ShrinkItemOptions): Item | undefined {
+  let current = item;
+  const minimumFieldTokens = 16;
+  for (let attempt = 0; attempt < 32; attempt += 1) {
+    const size = measure(current);
+    if (size <= maxTokens) return current;
+    const largest = largestField(current);
+    if (largest === undefined) return undefined;
+    const fieldTokens = tokens.countText(largest.text);
+    const target = Math.max(minimumFieldTokens, fieldTokens - (size - maxTokens) - 32);
+    if (target >= fieldTokens) return undefined;
+    current = withField(
+      current,
+      largest.field,
+      largest.index,
+      truncateTextToTokens({
+        text: largest.text,
+        maxTokens: target,
+        tokens,
+        textTokens: fieldTokens,
+      }),
+    );
+  }
+  return measure(current) <= maxTokens ? current : undefined;
+}
