@@ -80,8 +80,18 @@ export interface FakeTruncatedStreamFault {
   readonly delayMs?: number;
 }
 
+/** Exactly these bytes, for answers no well-behaved server gives (empty choices, odd shapes). */
+export interface FakeRawResponseFault {
+  readonly fault: 'raw_response';
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  readonly delayMs?: number;
+}
+
 export type FakeFault =
   | FakeHttpErrorFault
+  | FakeRawResponseFault
   | FakeHangFault
   | FakeResetFault
   | FakeMalformedJsonFault
@@ -175,6 +185,24 @@ export const fakeFaults = {
     delayMs?: number;
   }): FakeHttpErrorFault {
     return { fault: 'http_error', status, message, errorType, code, headers, delayMs };
+  },
+
+  /** A response sent byte for byte; `body` objects are JSON-encoded. */
+  rawResponse({
+    status = 200,
+    headers = { 'content-type': 'application/json' },
+    body,
+  }: {
+    status?: number;
+    headers?: Readonly<Record<string, string>>;
+    body: string | Readonly<Record<string, unknown>>;
+  }): FakeRawResponseFault {
+    return {
+      fault: 'raw_response',
+      status,
+      headers,
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    };
   },
 
   hang(): FakeHangFault {

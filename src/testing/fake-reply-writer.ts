@@ -32,6 +32,10 @@ export async function writeReply(options: WriteReplyOptions): Promise<void> {
     case 'http_error':
       writeHttpError({ fault: reply, response, requestId: options.requestId });
       return;
+    case 'raw_response':
+      response.writeHead(reply.status, { 'x-request-id': options.requestId, ...reply.headers });
+      response.end(reply.body);
+      return;
     case 'reset':
       response.socket?.destroy();
       return;

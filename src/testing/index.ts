@@ -12,6 +12,7 @@ export {
   type FakeHangFault,
   type FakeHttpErrorFault,
   type FakeMalformedJsonFault,
+  type FakeRawResponseFault,
   type FakeReply,
   type FakeResetFault,
   type FakeToolCall,

@@ -321,6 +321,30 @@ describe('openAIChatModel errors', () => {
     expect(error).toMatchObject({ kind: 'network', retryable: true });
   });
 
+  it('classifies an answer with no choices as invalid_response', async () => {
+    server.enqueue(
+      fakeFaults.rawResponse({
+        body: { id: 'chatcmpl-empty', object: 'chat.completion', model: 'gpt-test', choices: [] },
+      }),
+    );
+    const error = await failure(model().generate(request()));
+    expect(error).toMatchObject({ kind: 'invalid_response' });
+    expect(error.message).toMatch(/no choices/);
+  });
+
+  it('classifies HTTP errors the same way when streaming, and retries them', async () => {
+    server.enqueue(fakeFaults.contextOverflow());
+    expect(await failure(model({ stream: true }).generate(request()))).toMatchObject({
+      kind: 'context_overflow',
+    });
+    server.enqueue(fakeFaults.rateLimited({ retryAfterSeconds: 0.01 }), {
+      text: 'streamed after the wait',
+    });
+    await expect(model({ stream: true }).generate(request())).resolves.toMatchObject({
+      text: 'streamed after the wait',
+    });
+  });
+
   it('ends a hanging request as aborted as soon as the signal aborts', async () => {
     server.enqueue(fakeFaults.hang());
     const controller = new AbortController();
