@@ -300,7 +300,10 @@ export function createLoopActors({
           tokensAfter: outcome.tokensAfter,
         });
       }
-      return { status: outcome.fits ? 'fits' : 'too-large', ...base };
+      // After a provider refusal, an unchanged transcript would only be refused again.
+      const reduced = outcome.tokensAfter < outcome.tokensBefore;
+      const fits = outcome.fits && (input.reason === 'threshold' || reduced);
+      return { status: fits ? 'fits' : 'too-large', ...base };
     }),
 
     finishRun: fromPromise<void, FinishRunInput>(async ({ input }) => {

@@ -1,0 +1,49 @@
+import type { AgentLoopActor } from '../../src/runtime/create-agent-loop.js';
+import type { TelemetryEvent } from '../../src/runtime/telemetry-events.js';
+import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
+import type { TokenCounter } from '../../src/tokens/types.js';
+
+let counter: Promise<TokenCounter> | undefined;
+
+/** One o200k counter per test file: loading the encoding is the slow part. */
+export function sharedTokenCounter(): Promise<TokenCounter> {
+  counter ??= createTokenCounter({ encoding: 'o200k_base' });
+  return counter;
+}
+
+/** Records every telemetry event a loop emits, in order. */
+export function recordTelemetry(loop: AgentLoopActor): TelemetryEvent[] {
+  const events: TelemetryEvent[] = [];
+  loop.on('*', (event) => {
+    events.push(event);
+  });
+  return events;
+}
+
+/** Resolves once the loop is idle (after the current run, if any, has finished). */
+export function whenIdle(loop: AgentLoopActor): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      const snapshot = loop.getSnapshot();
+      if (snapshot.matches('idle') && snapshot.context.queue.length === 0) {
+        subscription.unsubscribe();
+        resolve();
+      }
+    };
+    const subscription = loop.subscribe(check);
+    check();
+  });
+}
+
+/** Resolves when the loop emits an event of the given type. */
+export function nextEvent<Type extends TelemetryEvent['type']>(
+  loop: AgentLoopActor,
+  type: Type,
+): Promise<Extract<TelemetryEvent, { type: Type }>> {
+  return new Promise((resolve) => {
+    const subscription = loop.on(type, (event) => {
+      subscription.unsubscribe();
+      resolve(event as Extract<TelemetryEvent, { type: Type }>);
+    });
+  });
+}
