@@ -11,24 +11,23 @@ export function checkItem(value: unknown, index: number): ProtocolProblem[] {
   if (!isRecord(value)) {
     return [problem(index, undefined, `item is not an object (got ${describeValue(value)})`)];
   }
-  const id = typeof value['id'] === 'string' && value['id'] !== '' ? value['id'] : undefined;
+  const { id, kind, chatShape } = value;
+  const validId = typeof id === 'string' && id !== '' ? id : undefined;
   const problems: string[] = [];
-  if (id === undefined)
-    problems.push(`id must be a non-empty string (got ${describeValue(value['id'])})`);
-  const kind = value['kind'];
+  if (validId === undefined)
+    problems.push(`id must be a non-empty string (got ${describeValue(id)})`);
   if (kind === 'user') problems.push(...userProblems(value));
   else if (kind === 'assistant') problems.push(...assistantProblems(value));
   else if (kind === 'toolResult') problems.push(...toolResultProblems(value));
   else if (kind === 'context') problems.push(...contextProblems(value));
   else {
-    problems.push(
-      `unknown kind ${describeValue(kind)} (expected one of ${ITEM_KINDS.map((name) => `'${name}'`).join(', ')})`,
-    );
+    const expected = ITEM_KINDS.map((name) => `'${name}'`).join(', ');
+    problems.push(`unknown kind ${describeValue(kind)} (expected one of ${expected})`);
   }
-  if (value['chatShape'] !== undefined && !isRecord(value['chatShape'])) {
-    problems.push(`chatShape must be an object (got ${describeValue(value['chatShape'])})`);
+  if (chatShape !== undefined && !isRecord(chatShape)) {
+    problems.push(`chatShape must be an object (got ${describeValue(chatShape)})`);
   }
-  return problems.map((message) => problem(index, id, message));
+  return problems.map((message) => problem(index, validId, message));
 }
 
 function problem(index: number, id: string | undefined, message: string): ProtocolProblem {
@@ -56,28 +55,29 @@ function requiredString(
 
 function userProblems(item: Record<string, unknown>): string[] {
   const problems = optionalString(item, 'name');
-  const content = item['content'];
+  const { content } = item;
   if (typeof content === 'string') return problems;
   if (!Array.isArray(content)) {
-    return [
-      ...problems,
-      `content must be a string or an array of parts (got ${describeValue(content)})`,
-    ];
+    const got = describeValue(content);
+    return [...problems, `content must be a string or an array of parts (got ${got})`];
   }
   content.forEach((part: unknown, partIndex) => {
     const where = `content[${partIndex}]`;
-    if (!isRecord(part)) problems.push(`${where} is not an object (got ${describeValue(part)})`);
-    else if (part['type'] === 'text') {
-      if (typeof part['text'] !== 'string') problems.push(`${where}.text must be a string`);
-    } else if (part['type'] === 'image') {
-      if (typeof part['url'] !== 'string') problems.push(`${where}.url must be a string`);
-      const detail = part['detail'];
+    if (!isRecord(part)) {
+      problems.push(`${where} is not an object (got ${describeValue(part)})`);
+      return;
+    }
+    const { type, text, url, detail } = part;
+    if (type === 'text') {
+      if (typeof text !== 'string') problems.push(`${where}.text must be a string`);
+    } else if (type === 'image') {
+      if (typeof url !== 'string') problems.push(`${where}.url must be a string`);
       if (detail !== undefined && detail !== 'auto' && detail !== 'low' && detail !== 'high') {
         problems.push(`${where}.detail must be 'auto', 'low' or 'high'`);
       }
     } else {
       problems.push(
-        `${where} has unknown type ${describeValue(part['type'])} (expected 'text' or 'image')`,
+        `${where} has unknown type ${describeValue(type)} (expected 'text' or 'image')`,
       );
     }
   });
@@ -86,19 +86,20 @@ function userProblems(item: Record<string, unknown>): string[] {
 
 function assistantProblems(item: Record<string, unknown>): string[] {
   const problems = [...optionalString(item, 'text'), ...optionalString(item, 'name')];
-  const reasoning = item['reasoning'];
+  const { reasoning, toolCalls } = item;
   if (reasoning !== undefined) {
     if (!Array.isArray(reasoning)) {
       problems.push(`reasoning must be an array of {text} parts (got ${describeValue(reasoning)})`);
     } else {
       reasoning.forEach((part: unknown, partIndex) => {
-        if (!isRecord(part) || typeof part['text'] !== 'string') {
-          problems.push(`reasoning[${partIndex}] must be an object with a string text`);
+        if (isRecord(part)) {
+          const { text } = part;
+          if (typeof text === 'string') return;
         }
+        problems.push(`reasoning[${partIndex}] must be an object with a string text`);
       });
     }
   }
-  const toolCalls = item['toolCalls'];
   if (toolCalls === undefined) return problems;
   if (!Array.isArray(toolCalls)) {
     return [...problems, `toolCalls must be an array (got ${describeValue(toolCalls)})`];
@@ -128,8 +129,9 @@ function toolResultProblems(item: Record<string, unknown>): string[] {
     ...requiredString(item, 'toolName'),
     ...requiredString(item, 'content'),
   ];
-  if (typeof item['isError'] !== 'boolean') {
-    problems.push(`isError must be a boolean (got ${describeValue(item['isError'])})`);
+  const { isError } = item;
+  if (typeof isError !== 'boolean') {
+    problems.push(`isError must be a boolean (got ${describeValue(isError)})`);
   }
   return problems;
 }

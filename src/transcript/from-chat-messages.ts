@@ -75,12 +75,15 @@ export function fromChatMessages(
 function callNamesOf(messages: readonly unknown[]): Map<string, string> {
   const names = new Map<string, string>();
   for (const message of messages) {
-    if (!isRecord(message) || !Array.isArray(message['tool_calls'])) continue;
-    for (const call of message['tool_calls'] as unknown[]) {
-      if (!isRecord(call) || typeof call['id'] !== 'string' || !isRecord(call['function']))
-        continue;
-      const name = call['function']['name'];
-      if (typeof name === 'string' && !names.has(call['id'])) names.set(call['id'], name);
+    if (!isRecord(message)) continue;
+    const { tool_calls: calls } = message;
+    if (!Array.isArray(calls)) continue;
+    for (const call of calls as unknown[]) {
+      if (!isRecord(call)) continue;
+      const { id, function: called } = call;
+      if (typeof id !== 'string' || !isRecord(called)) continue;
+      const { name } = called;
+      if (typeof name === 'string' && !names.has(id)) names.set(id, name);
     }
   }
   return names;

@@ -160,11 +160,11 @@ function keepValidItems(items: readonly unknown[], repairs: Repair[]): Draft[] {
       drafts.push({ index, item: value as Item });
       return;
     }
-    const id = isRecord(value) && typeof value['id'] === 'string' ? value['id'] : undefined;
+    const { id } = isRecord(value) ? value : {};
     repairs.push({
       kind: 'dropped_invalid_item',
       index,
-      ...(id === undefined ? {} : { id }),
+      ...(typeof id === 'string' ? { id } : {}),
       message: `dropped an invalid item: ${problems.map((problem) => problem.message).join('; ')}`,
     });
   });

@@ -4,6 +4,7 @@ import type {
   AssistantItem,
   ContextItem,
   Item,
+  ProtocolProblemKind,
   ReasoningPart,
   ToolResultItem,
   UserContentPart,
@@ -431,3 +432,182 @@ function assistantMessage(
         }),
   };
 }
+
+/** One protocol-breaking edit of a valid transcript and the problem it must cause. */
+export interface TranscriptMutation {
+  readonly name: string;
+  readonly items: Item[];
+  readonly expected: {
+    readonly kind: ProtocolProblemKind;
+    readonly index: number;
+    readonly id: string;
+  };
+}
+
+const resultIndexes = (items: readonly Item[]) =>
+  items.flatMap((item, index) => (item.kind === 'toolResult' ? [index] : []));
+
+const ownerIndex = (items: readonly Item[], callId: string) =>
+  items.findIndex(
+    (item) => item.kind === 'assistant' && item.toolCalls?.some((call) => call.id === callId),
+  );
+
+function pick<T>(values: readonly T[], seed: number): T {
+  return values[seed % values.length] as T;
+}
+
+type Mutator = (items: readonly Item[], seed: number) => TranscriptMutation | undefined;
+
+const dropResult: Mutator = (items, seed) => {
+  const indexes = resultIndexes(items);
+  if (indexes.length === 0) return undefined;
+  const index = pick(indexes, seed);
+  const result = items[index] as ToolResultItem;
+  const owner = ownerIndex(items, result.callId);
+  return {
+    name: 'drop a result',
+    items: items.filter((_, position) => position !== index),
+    expected: { kind: 'unanswered_call', index: owner, id: (items[owner] as Item).id },
+  };
+};
+
+const duplicateItemId: Mutator = (items, seed) => {
+  if (items.length < 2) return undefined;
+  const later = 1 + (seed % (items.length - 1));
+  const earlier = Math.floor(seed / items.length) % later;
+  const id = (items[earlier] as Item).id;
+  return {
+    name: 'duplicate an item id',
+    items: items.map((item, position) => (position === later ? { ...item, id } : item)),
+    expected: { kind: 'duplicate_item_id', index: later, id },
+  };
+};
+
+const duplicateCallId: Mutator = (items, seed) => {
+  const callers = items.flatMap((item, index) =>
+    item.kind === 'assistant' && item.toolCalls !== undefined ? [index] : [],
+  );
+  if (callers.length < 2) return undefined;
+  const later = pick(callers.slice(1), seed);
+  const first = items[callers[0] as number];
+  const target = items[later];
+  if (first?.kind !== 'assistant' || target?.kind !== 'assistant') return undefined;
+  const reused = first.toolCalls?.[0]?.id as string;
+  const replaced = target.toolCalls?.[0]?.id as string;
+  return {
+    name: 'duplicate a tool call id',
+    items: items.map((item, position): Item => {
+      if (position === later && item.kind === 'assistant' && item.toolCalls !== undefined) {
+        return {
+          ...item,
+          toolCalls: item.toolCalls.map((call, callIndex) =>
+            callIndex === 0 ? { ...call, id: reused } : call,
+          ),
+        };
+      }
+      if (item.kind === 'toolResult' && item.callId === replaced)
+        return { ...item, callId: reused };
+      return item;
+    }),
+    expected: { kind: 'duplicate_call_id', index: later, id: target.id },
+  };
+};
+
+const moveResultBeforeCall: Mutator = (items, seed) => {
+  const indexes = resultIndexes(items);
+  if (indexes.length === 0) return undefined;
+  const index = pick(indexes, seed);
+  const result = items[index] as ToolResultItem;
+  const owner = ownerIndex(items, result.callId);
+  const target = Math.floor(seed / 7) % (owner + 1);
+  const without = items.filter((_, position) => position !== index);
+  return {
+    name: 'move a result before its call',
+    items: [...without.slice(0, target), result, ...without.slice(target)],
+    expected: { kind: 'result_out_of_order', index: target, id: result.id },
+  };
+};
+
+const orphanResult: Mutator = (items, seed) => {
+  const index = seed % (items.length + 1);
+  const orphan: ToolResultItem = {
+    kind: 'toolResult',
+    id: 'orphan_item',
+    callId: 'call_nobody_made',
+    toolName: 'bash',
+    content: 'output',
+    isError: false,
+  };
+  return {
+    name: 'orphan a result',
+    items: [...items.slice(0, index), orphan, ...items.slice(index)],
+    expected: { kind: 'orphan_result', index, id: orphan.id },
+  };
+};
+
+const duplicateResult: Mutator = (items, seed) => {
+  const indexes = resultIndexes(items);
+  if (indexes.length === 0) return undefined;
+  const index = pick(indexes, seed);
+  const copy = { ...(items[index] as ToolResultItem), id: 'copied_result' };
+  return {
+    name: 'answer a call twice',
+    items: [...items.slice(0, index + 1), copy, ...items.slice(index + 1)],
+    expected: { kind: 'duplicate_result', index: index + 1, id: copy.id },
+  };
+};
+
+const contextInsideBlock: Mutator = (items, seed) => {
+  const indexes = resultIndexes(items).filter((index) => items[index - 1]?.kind === 'assistant');
+  if (indexes.length === 0) return undefined;
+  const index = pick(indexes, seed);
+  const note: Item = { kind: 'context', id: 'note_in_block', text: 'a note' };
+  return {
+    name: 'put a context item between a call and its results',
+    items: [...items.slice(0, index), note, ...items.slice(index)],
+    expected: {
+      kind: 'result_out_of_order',
+      index: index + 1,
+      id: (items[index] as Item).id,
+    },
+  };
+};
+
+const renameResultTool: Mutator = (items, seed) => {
+  const indexes = resultIndexes(items);
+  if (indexes.length === 0) return undefined;
+  const index = pick(indexes, seed);
+  const result = items[index] as ToolResultItem;
+  return {
+    name: 'name the wrong tool on a result',
+    items: items.map((item, position) =>
+      position === index ? { ...result, toolName: `${result.toolName}_other` } : item,
+    ),
+    expected: { kind: 'tool_name_mismatch', index, id: result.id },
+  };
+};
+
+const mutators: readonly Mutator[] = [
+  dropResult,
+  duplicateItemId,
+  duplicateCallId,
+  moveResultBeforeCall,
+  orphanResult,
+  duplicateResult,
+  contextInsideBlock,
+  renameResultTool,
+];
+
+/**
+ * A valid transcript broken by exactly one protocol mutation (drop a result, duplicate an item
+ * or call id, move a result before its call, orphan a result, answer a call twice, put a
+ * context item inside a result block, misname a result's tool), with the problem it must cause.
+ */
+export const brokenTranscriptArbitrary: fc.Arbitrary<TranscriptMutation> = fc
+  .tuple(
+    validTranscriptArbitrary({ minTurns: 2, maxTurns: 4, largeContent: false }),
+    fc.constantFrom(...mutators),
+    fc.nat({ max: 1_000_000 }),
+  )
+  .map(([items, mutate, seed]) => mutate(items, seed))
+  .filter((mutation): mutation is TranscriptMutation => mutation !== undefined);

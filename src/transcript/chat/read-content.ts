@@ -15,25 +15,26 @@ export interface ReadText {
 export function readTextContent(content: unknown, problems: MessageProblems): ReadText | undefined {
   if (typeof content === 'string') return { text: content };
   if (!Array.isArray(content)) {
-    problems.invalid(
-      `content must be a string or an array of text parts (got ${describeValue(content)})`,
-    );
+    const got = describeValue(content);
+    problems.invalid(`content must be a string or an array of text parts (got ${got})`);
     return undefined;
   }
   const texts: string[] = [];
   content.forEach((part: unknown, partIndex) => {
     const where = `content[${partIndex}]`;
-    if (!isRecord(part)) problems.invalid(`${where} is not an object (got ${describeValue(part)})`);
-    else if (part['type'] !== 'text') {
-      problems.unsupported(
-        `${where} has type ${describeValue(part['type'])}; only text parts are supported here`,
-      );
-    } else if (typeof part['text'] !== 'string') {
-      problems.invalid(`${where}.text must be a string (got ${describeValue(part['text'])})`);
-    } else {
-      problems.onlyFields(part, ['type', 'text'], `${where}.`);
-      texts.push(part['text']);
+    if (!isRecord(part)) {
+      problems.invalid(`${where} is not an object (got ${describeValue(part)})`);
+      return;
     }
+    const { type } = part;
+    if (type !== 'text') {
+      problems.unsupported(
+        `${where} has type ${describeValue(type)}; only text parts are supported here`,
+      );
+      return;
+    }
+    const text = readTextPart(part, where, problems);
+    if (text !== undefined) texts.push(text);
   });
   return { text: texts.join(''), partLengths: texts.map((text) => text.length) };
 }
@@ -45,9 +46,8 @@ export function readUserContent(
 ): string | UserContentPart[] | undefined {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) {
-    problems.invalid(
-      `content must be a string or an array of parts (got ${describeValue(content)})`,
-    );
+    const got = describeValue(content);
+    problems.invalid(`content must be a string or an array of parts (got ${got})`);
     return undefined;
   }
   const parts: UserContentPart[] = [];
@@ -57,44 +57,53 @@ export function readUserContent(
       problems.invalid(`${where} is not an object (got ${describeValue(part)})`);
       return;
     }
-    if (part['type'] === 'text') {
-      if (typeof part['text'] !== 'string') {
-        problems.invalid(`${where}.text must be a string (got ${describeValue(part['text'])})`);
-        return;
-      }
-      problems.onlyFields(part, ['type', 'text'], `${where}.`);
-      parts.push({ type: 'text', text: part['text'] });
-      return;
-    }
-    if (part['type'] === 'image_url') {
-      const image = readImage(part, where, problems);
+    const { type } = part;
+    if (type === 'text') {
+      const text = readTextPart(part, where, problems);
+      if (text !== undefined) parts.push({ type: 'text', text });
+    } else if (type === 'image_url') {
+      const image = readImagePart(part, where, problems);
       if (image !== undefined) parts.push(image);
-      return;
+    } else {
+      const got = describeValue(type);
+      problems.unsupported(`${where} has type ${got}; only text and image_url parts are supported`);
     }
-    problems.unsupported(
-      `${where} has type ${describeValue(part['type'])}; only text and image_url parts are supported`,
-    );
   });
   return parts;
 }
 
-function readImage(
+function readTextPart(
+  part: Record<string, unknown>,
+  where: string,
+  problems: MessageProblems,
+): string | undefined {
+  problems.onlyFields(part, ['type', 'text'], `${where}.`);
+  const { text } = part;
+  if (typeof text === 'string') return text;
+  problems.invalid(`${where}.text must be a string (got ${describeValue(text)})`);
+  return undefined;
+}
+
+function readImagePart(
   part: Record<string, unknown>,
   where: string,
   problems: MessageProblems,
 ): UserContentPart | undefined {
   problems.onlyFields(part, ['type', 'image_url'], `${where}.`);
-  const image = part['image_url'];
-  if (!isRecord(image) || typeof image['url'] !== 'string') {
-    problems.invalid(`${where}.image_url must be an object with a string url`);
+  const { image_url: image } = part;
+  if (!isRecord(image)) {
+    problems.invalid(`${where}.image_url must be an object (got ${describeValue(image)})`);
     return undefined;
   }
   problems.onlyFields(image, ['url', 'detail'], `${where}.image_url.`);
-  const detail = image['detail'];
-  if (detail === undefined) return { type: 'image', url: image['url'] };
-  if (detail === 'auto' || detail === 'low' || detail === 'high') {
-    return { type: 'image', url: image['url'], detail };
+  const { url, detail } = image;
+  if (typeof url !== 'string') {
+    problems.invalid(`${where}.image_url.url must be a string (got ${describeValue(url)})`);
+    return undefined;
   }
+  if (detail === undefined) return { type: 'image', url };
+  if (detail === 'auto' || detail === 'low' || detail === 'high')
+    return { type: 'image', url, detail };
   problems.invalid(`${where}.image_url.detail must be 'auto', 'low' or 'high'`);
   return undefined;
 }

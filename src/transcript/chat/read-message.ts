@@ -33,7 +33,7 @@ export function readChatMessage(message: unknown, context: ReadMessageContext): 
     problems.invalid(`message is not an object (got ${describeValue(message)})`);
     return { problems: problems.list };
   }
-  const role = message['role'];
+  const { role } = message;
   const problems = new MessageProblems(context.index, typeof role === 'string' ? role : 'chat');
   let item: Item | undefined;
   if (role === 'system' || role === 'developer')
@@ -55,7 +55,7 @@ export function readChatMessage(message: unknown, context: ReadMessageContext): 
 }
 
 function readName(message: Record<string, unknown>, problems: MessageProblems): string | undefined {
-  const name = message['name'];
+  const { name } = message;
   if (name !== undefined && typeof name !== 'string') {
     problems.invalid(`name must be a string (got ${describeValue(name)})`);
     return undefined;
@@ -79,7 +79,8 @@ function readContext(
 ): ContextItem | undefined {
   problems.onlyFields(message, ['role', 'content', 'name']);
   const name = readName(message, problems);
-  const read = readTextContent(message['content'], problems);
+  const { content } = message;
+  const read = readTextContent(content, problems);
   if (read === undefined) return undefined;
   const shape: ChatShape = {
     ...(role === 'developer' ? { role } : {}),
@@ -102,9 +103,10 @@ function readUser(
 ): UserItem | undefined {
   problems.onlyFields(message, ['role', 'content', 'name']);
   const name = readName(message, problems);
-  const content = readUserContent(message['content'], problems);
-  if (content === undefined) return undefined;
-  return { kind: 'user', id: context.id, content, ...(name === undefined ? {} : { name }) };
+  const { content } = message;
+  const read = readUserContent(content, problems);
+  if (read === undefined) return undefined;
+  return { kind: 'user', id: context.id, content: read, ...(name === undefined ? {} : { name }) };
 }
 
 function readTool(
@@ -113,12 +115,12 @@ function readTool(
   problems: MessageProblems,
 ): ToolResultItem | undefined {
   problems.onlyFields(message, ['role', 'content', 'tool_call_id']);
-  const callId = message['tool_call_id'];
+  const { tool_call_id: callId, content } = message;
   if (typeof callId !== 'string' || callId === '') {
     problems.invalid(`tool_call_id must be a non-empty string (got ${describeValue(callId)})`);
     return undefined;
   }
-  const read = readTextContent(message['content'], problems);
+  const read = readTextContent(content, problems);
   if (read === undefined) return undefined;
   const toolName = context.toolNameOf(callId);
   return {
@@ -142,24 +144,29 @@ function readAssistant(
   problems.onlyFields(message, ['role', 'content', 'name', 'tool_calls', ...nullableFields]);
   const name = readName(message, problems);
   const nullFields = nullableFields.filter((field) => message[field] === null);
-  if (isRecord(message['audio'])) problems.unsupported('audio responses are not supported');
-  if (isRecord(message['function_call'])) {
+  const {
+    content,
+    refusal,
+    audio,
+    function_call,
+    reasoning_content: reasoning,
+    tool_calls,
+  } = message;
+  if (isRecord(audio)) problems.unsupported('audio responses are not supported');
+  if (isRecord(function_call)) {
     problems.unsupported("the deprecated 'function_call' is not supported; use 'tool_calls'");
   }
-  const refusal = message['refusal'];
   if (refusal !== undefined && refusal !== null && typeof refusal !== 'string') {
     problems.invalid(`refusal must be a string or null (got ${describeValue(refusal)})`);
   }
-  const reasoning = message['reasoning_content'];
   if (reasoning !== undefined && reasoning !== null && typeof reasoning !== 'string') {
     problems.invalid(
       `reasoning_content must be a string or null (got ${describeValue(reasoning)})`,
     );
   }
-  const content = message['content'];
   const read =
     content === undefined || content === null ? undefined : readTextContent(content, problems);
-  const toolCalls = readToolCalls(message['tool_calls'], problems);
+  const toolCalls = readToolCalls(tool_calls, problems);
   const shape: ChatShape = {
     ...(content === undefined ? { contentAbsent: true as const } : {}),
     ...(read === undefined ? {} : partLengths(read)),
@@ -186,49 +193,55 @@ function readToolCalls(value: unknown, problems: MessageProblems): ToolCall[] | 
   }
   const calls: ToolCall[] = [];
   value.forEach((call: unknown, callIndex) => {
-    const where = `tool_calls[${callIndex}]`;
-    if (!isRecord(call)) {
-      problems.invalid(`${where} is not an object (got ${describeValue(call)})`);
-      return;
-    }
-    const id = typeof call['id'] === 'string' && call['id'] !== '' ? call['id'] : undefined;
-    if (id === undefined)
-      problems.invalid(`${where}.id must be a non-empty string (got ${describeValue(call['id'])})`);
-    if (call['type'] === 'custom') {
-      problems.unsupported(
-        `${where} is a custom tool call; only function tool calls are supported`,
-        id,
-      );
-      return;
-    }
-    if (call['type'] !== 'function') {
-      problems.invalid(`${where}.type must be 'function' (got ${describeValue(call['type'])})`, id);
-      return;
-    }
-    problems.onlyFields(call, ['id', 'type', 'function'], `${where}.`);
-    const fn = call['function'];
-    if (!isRecord(fn)) {
-      problems.invalid(`${where}.function must be an object (got ${describeValue(fn)})`, id);
-      return;
-    }
-    problems.onlyFields(fn, ['name', 'arguments'], `${where}.function.`);
-    const name = fn['name'];
-    const args = fn['arguments'];
-    if (typeof name !== 'string' || name === '') {
-      problems.invalid(
-        `${where}.function.name must be a non-empty string (got ${describeValue(name)})`,
-        id,
-      );
-    }
-    if (typeof args !== 'string') {
-      problems.invalid(
-        `${where}.function.arguments must be a string holding the raw JSON the model produced (got ${describeValue(args)})`,
-        id,
-      );
-    }
-    if (id !== undefined && typeof name === 'string' && name !== '' && typeof args === 'string') {
-      calls.push({ id, name, arguments: args });
-    }
+    const read = readToolCall(call, `tool_calls[${callIndex}]`, problems);
+    if (read !== undefined) calls.push(read);
   });
   return calls;
+}
+
+function readToolCall(
+  call: unknown,
+  where: string,
+  problems: MessageProblems,
+): ToolCall | undefined {
+  if (!isRecord(call)) {
+    problems.invalid(`${where} is not an object (got ${describeValue(call)})`);
+    return undefined;
+  }
+  const { id, type, function: called } = call;
+  const validId = typeof id === 'string' && id !== '' ? id : undefined;
+  if (validId === undefined) {
+    problems.invalid(`${where}.id must be a non-empty string (got ${describeValue(id)})`);
+  }
+  if (type === 'custom') {
+    const message = `${where} is a custom tool call; only function tool calls are supported`;
+    problems.unsupported(message, validId);
+    return undefined;
+  }
+  if (type !== 'function') {
+    problems.invalid(`${where}.type must be 'function' (got ${describeValue(type)})`, validId);
+    return undefined;
+  }
+  problems.onlyFields(call, ['id', 'type', 'function'], `${where}.`);
+  if (!isRecord(called)) {
+    problems.invalid(`${where}.function must be an object (got ${describeValue(called)})`, validId);
+    return undefined;
+  }
+  problems.onlyFields(called, ['name', 'arguments'], `${where}.function.`);
+  const { name, arguments: raw } = called;
+  const validName = typeof name === 'string' && name !== '' ? name : undefined;
+  if (validName === undefined) {
+    const got = describeValue(name);
+    problems.invalid(`${where}.function.name must be a non-empty string (got ${got})`, validId);
+  }
+  if (typeof raw !== 'string') {
+    const got = describeValue(raw);
+    problems.invalid(
+      `${where}.function.arguments must be a string holding the raw JSON the model produced (got ${got})`,
+      validId,
+    );
+    return undefined;
+  }
+  if (validId === undefined || validName === undefined) return undefined;
+  return { id: validId, name: validName, arguments: raw };
 }
