@@ -1,8 +1,10 @@
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { ConfigError } from '../errors/config-error.js';
-import { toChatMessages } from '../transcript/to-chat-messages.js';
+import { ModelError } from '../errors/model-error.js';
+import { chatRequestBody } from './chat-request.js';
 import { classifyModelError } from './classify-error.js';
+import { IdleTimeout } from './idle-timeout.js';
 import { readCompletion } from './read-completion.js';
 import { readStream } from './read-stream.js';
 import type { ModelAdapter, ModelRequest, ModelResponse } from './types.js';
@@ -21,7 +23,10 @@ export interface OpenAIChatModelOptions {
    * `retry-after` (default 2; with a given `client`, that client's own setting).
    */
   readonly maxRetries?: number;
-  /** Milliseconds the SDK waits for response headers, per attempt (default: the client's, 10 minutes). */
+  /**
+   * Milliseconds the SDK waits for response headers, per attempt (default: the client's, 10
+   * minutes); when streaming, also the longest pause allowed between two chunks.
+   */
   readonly timeout?: number;
 }
 
@@ -60,26 +65,7 @@ export function openAIChatModel({
   };
 
   async function generate(request: ModelRequest): Promise<ModelResponse> {
-    const body: ChatCompletionCreateParamsBase = {
-      model,
-      // The loop validates every transcript before a request, so it is not checked twice here.
-      messages: toChatMessages(request.transcript, {
-        ...(request.instructions !== undefined && { instructions: request.instructions }),
-        validate: false,
-      }),
-      ...(temperature !== undefined && { temperature }),
-      ...(request.tools.length > 0 && {
-        tools: request.tools.map((tool) => ({
-          type: 'function' as const,
-          function: {
-            name: tool.name,
-            description: tool.description,
-            parameters: { ...tool.parameters },
-          },
-        })),
-        parallel_tool_calls: true,
-      }),
-    };
+    const body = chatRequestBody({ request, model, temperature });
     const { signal } = request;
     try {
       if (!stream) {
@@ -89,13 +75,45 @@ export function openAIChatModel({
         );
         return readCompletion({ completion, model });
       }
+      return await generateStreaming({ body, request });
+    } catch (error) {
+      throw classifyModelError(error, { signal });
+    }
+  }
+
+  async function generateStreaming({
+    body,
+    request,
+  }: {
+    body: ChatCompletionCreateParamsBase;
+    request: ModelRequest;
+  }): Promise<ModelResponse> {
+    const idle = timeout === undefined ? undefined : new IdleTimeout({ milliseconds: timeout });
+    const signal =
+      idle === undefined ? request.signal : AbortSignal.any([request.signal, idle.signal]);
+    try {
       const chunks = await openai.chat.completions.create(
         { ...body, stream: true, stream_options: { include_usage: true } },
         { ...requestOptions, signal },
       );
-      return await readStream({ stream: chunks, model, signal, onTextDelta: request.onTextDelta });
+      // From here on the SDK's timeout no longer applies: guard the gaps between chunks.
+      idle?.touch();
+      return await readStream({
+        stream: chunks,
+        model,
+        signal,
+        onChunk: () => idle?.touch(),
+        onTextDelta: request.onTextDelta,
+      });
     } catch (error) {
-      throw classifyModelError(error, { signal });
+      if (idle?.fired === true && !request.signal.aborted) {
+        throw new ModelError('timeout', `The model stream stalled: no chunk for ${timeout} ms.`, {
+          cause: error,
+        });
+      }
+      throw error;
+    } finally {
+      idle?.stop();
     }
   }
 

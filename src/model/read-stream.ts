@@ -19,11 +19,14 @@ export async function readStream({
   stream,
   model,
   signal,
+  onChunk,
   onTextDelta,
 }: {
   stream: AsyncIterable<ChatCompletionChunk>;
   model: string;
   signal: AbortSignal;
+  /** Called for every chunk received, before it is read. */
+  onChunk?: () => void;
   onTextDelta?: ((delta: string) => void) | undefined;
 }): Promise<ModelResponse> {
   let text = '';
@@ -34,6 +37,7 @@ export async function readStream({
   const calls: PartialToolCall[] = [];
 
   for await (const chunk of stream) {
+    onChunk?.();
     if (chunk.model) answeredBy = chunk.model;
     if (chunk.usage) usage = chunk.usage;
     for (const choice of chunk.choices ?? []) {

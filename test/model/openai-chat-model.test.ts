@@ -276,6 +276,15 @@ describe('openAIChatModel errors', () => {
     expect(error).toMatchObject({ kind: 'timeout', retryable: true });
   });
 
+  it('classifies a stream that stalls between chunks for longer than the timeout as timeout', async () => {
+    server.enqueue({ text: 'slow words '.repeat(20), chunkDelayMs: 150 });
+    const error = await failure(
+      model({ stream: true, timeout: 50, maxRetries: 0 }).generate(request()),
+    );
+    expect(error).toMatchObject({ kind: 'timeout', retryable: true });
+    expect(error.message).toMatch(/stalled/);
+  });
+
   it('classifies a connection reset as network, and the SDK retries it', async () => {
     server.enqueue(fakeFaults.reset());
     const error = await failure(model({ maxRetries: 0 }).generate(request()));
