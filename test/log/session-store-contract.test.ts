@@ -1,0 +1,261 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConcurrencyError, ConfigError, StoreError } from '../../src/errors/index.js';
+import type { NewSessionEvent } from '../../src/log/events.js';
+import {
+  FileSessionStore,
+  MemorySessionStore,
+  SESSION_SCHEMA_VERSION,
+  type SessionStore,
+} from '../../src/log/index.js';
+import {
+  collect,
+  FIXED_TIME,
+  itemsAppended,
+  replacement,
+  userItem,
+} from '../support/session-events.js';
+
+/** Both stores must keep the same contract; each case runs against each of them. */
+const stores: readonly {
+  readonly name: string;
+  readonly create: (directory: string) => SessionStore;
+}[] = [
+  { name: 'MemorySessionStore', create: () => new MemorySessionStore({ now: () => FIXED_TIME }) },
+  {
+    name: 'FileSessionStore',
+    create: (directory) => new FileSessionStore({ directory, now: () => FIXED_TIME }),
+  },
+];
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
+
+function thrown(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected an error');
+}
+
+for (const { name, create } of stores) {
+  describe(`SessionStore contract: ${name}`, () => {
+    let directory: string;
+    let store: SessionStore;
+
+    beforeEach(async () => {
+      directory = await mkdtemp(join(tmpdir(), 'loopkeeper-contract-'));
+      store = create(directory);
+    });
+
+    afterEach(async () => {
+      await store.close();
+      await rm(directory, { recursive: true, force: true });
+    });
+
+    it('stamps v, seq from 1 and at, and reads back exactly what append returned', async () => {
+      const first = await store.append('s1', [
+        itemsAppended([userItem('a')]),
+        { type: 'run-started', runId: 'r1' },
+      ]);
+      const second = await store.append('s1', [itemsAppended([userItem('b')])]);
+      expect(first.map((event) => event.seq)).toEqual([1, 2]);
+      expect(second.map((event) => event.seq)).toEqual([3]);
+      expect(first[0]).toEqual({
+        v: SESSION_SCHEMA_VERSION,
+        seq: 1,
+        at: FIXED_TIME.toISOString(),
+        type: 'items-appended',
+        items: [userItem('a')],
+      });
+      expect(await collect(store.read('s1'))).toEqual([...first, ...second]);
+    });
+
+    it('reads from fromSeq on', async () => {
+      await store.append(
+        's1',
+        [1, 2, 3, 4].map((n) => itemsAppended([userItem(`i${n}`)])),
+      );
+      const fromThree = await collect(store.read('s1', { fromSeq: 3 }));
+      expect(fromThree.map((event) => event.seq)).toEqual([3, 4]);
+      expect(await collect(store.read('s1', { fromSeq: 5 }))).toEqual([]);
+      expect((await collect(store.read('s1', { fromSeq: 0 }))).length).toBe(4);
+    });
+
+    it('reads an unknown session as empty', async () => {
+      expect(await collect(store.read('never-written'))).toEqual([]);
+    });
+
+    it('appends with a current expectedSeq, and refuses a stale one with ConcurrencyError writing nothing', async () => {
+      await store.append('s1', [itemsAppended([userItem('a')])], { expectedSeq: 0 });
+      await store.append('s1', [itemsAppended([userItem('b')])], { expectedSeq: 1 });
+      const error = await rejection(
+        store.append('s1', [itemsAppended([userItem('stale')]), itemsAppended([])], {
+          expectedSeq: 1,
+        }),
+      );
+      expect(ConcurrencyError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toMatch(/at seq 2, not the expected 1/);
+      const events = await collect(store.read('s1'));
+      expect(events.map((event) => event.seq)).toEqual([1, 2]);
+      expect(JSON.stringify(events)).not.toContain('stale');
+      const next = await store.append('s1', [itemsAppended([userItem('c')])], { expectedSeq: 2 });
+      expect(next[0]?.seq).toBe(3);
+    });
+
+    it('refuses expectedSeq on a session that is not empty when 0 is expected', async () => {
+      await store.append('s1', [itemsAppended([userItem('a')])]);
+      expect(
+        ConcurrencyError.isInstance(
+          await rejection(store.append('s1', [itemsAppended([])], { expectedSeq: 0 })),
+        ),
+      ).toBe(true);
+    });
+
+    it('lists the sessions written, sorted', async () => {
+      expect(await store.list()).toEqual([]);
+      await store.append('beta', [itemsAppended([userItem('a')])]);
+      await store.append('alpha', [itemsAppended([userItem('b')])]);
+      expect(await store.list()).toEqual(['alpha', 'beta']);
+    });
+
+    it('keeps sessions apart', async () => {
+      await store.append('one', [itemsAppended([userItem('a')])]);
+      const other = await store.append('two', [itemsAppended([userItem('b')])]);
+      expect(other[0]?.seq).toBe(1);
+      expect((await collect(store.read('one'))).length).toBe(1);
+    });
+
+    it('gives concurrent appends distinct, gapless seqs in call order', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          store.append('s1', [
+            itemsAppended([userItem(`p${index}-a`)]),
+            itemsAppended([userItem(`p${index}-b`)]),
+          ]),
+        ),
+      );
+      expect(results.flat().map((event) => event.seq)).toEqual(
+        Array.from({ length: 40 }, (_, index) => index + 1),
+      );
+      const read = await collect(store.read('s1'));
+      expect(read).toEqual(results.flat());
+    });
+
+    it('returns [] for an empty batch and leaves seq where it was', async () => {
+      await store.append('s1', [itemsAppended([userItem('a')])]);
+      expect(await store.append('s1', [])).toEqual([]);
+      const [next] = await store.append('s1', [itemsAppended([userItem('b')])]);
+      expect(next?.seq).toBe(2);
+    });
+
+    it('stamps over v, seq and at that a caller sneaks in', async () => {
+      const sneaky = { ...itemsAppended([userItem('a')]), v: 99, seq: 42, at: 'yesterday' };
+      const [event] = await store.append('s1', [sneaky as NewSessionEvent]);
+      expect(event).toMatchObject({
+        v: SESSION_SCHEMA_VERSION,
+        seq: 1,
+        at: FIXED_TIME.toISOString(),
+      });
+    });
+
+    it('hands out frozen events, and a caller editing its input afterwards changes no history', async () => {
+      const item = { kind: 'user' as const, id: 'a', content: 'original' };
+      const [returned] = await store.append('s1', [{ type: 'items-appended', items: [item] }]);
+      item.content = 'edited';
+      const [read] = await collect(store.read('s1'));
+      expect(read).toMatchObject({ items: [{ content: 'original' }] });
+      expect(Object.isFrozen(returned)).toBe(true);
+      expect(() => {
+        const [storedItem] = (read as unknown as { items: { content: string }[] }).items;
+        if (storedItem !== undefined) storedItem.content = 'edited';
+      }).toThrow(TypeError);
+      expect((await collect(store.read('s1')))[0]).toMatchObject({
+        items: [{ content: 'original' }],
+      });
+    });
+
+    it.each([
+      ['a non-object', 'not an event', /not an object/],
+      ['an unknown type', { type: 'items-deleted' }, /unknown event type "items-deleted"/],
+      [
+        'items that are not an array',
+        { type: 'items-appended', items: 'a' },
+        /items must be an array/,
+      ],
+      ['an item without an id', { type: 'items-appended', items: [{ kind: 'user' }] }, /string id/],
+      ['a marker covering itself', replacement({ throughSeq: 3, view: [] }), /throughSeq must be/],
+      [
+        'a marker with a bad view entry',
+        replacement({ throughSeq: 0, view: [{} as never] }),
+        /view entry 0/,
+      ],
+      [
+        'usage without a model',
+        { type: 'usage-reported', promptTokens: 1, completionTokens: 1 },
+        /model/,
+      ],
+      [
+        'negative token counts',
+        { type: 'usage-reported', model: 'm', promptTokens: -1, completionTokens: 1 },
+        /promptTokens/,
+      ],
+      [
+        'a value JSON cannot hold',
+        { type: 'run-started', runId: 'r', extra: 1n },
+        /cannot be stored as JSON/,
+      ],
+    ])(
+      'refuses %s with StoreError and writes nothing of the batch',
+      async (_label, bad, message) => {
+        await store.append('s1', [itemsAppended([userItem('a')])]);
+        const error = await rejection(
+          store.append('s1', [itemsAppended([userItem('b')]), bad as NewSessionEvent]),
+        );
+        expect(StoreError.isInstance(error)).toBe(true);
+        expect(error).toMatchObject({ code: 'invalid_event' });
+        expect((error as Error).message).toMatch(message);
+        expect((await collect(store.read('s1'))).map((event) => event.seq)).toEqual([1]);
+      },
+    );
+
+    it.each([
+      ['a path that climbs out', '../../etc/passwd'],
+      ['an empty id', ''],
+      ['a 10,000-character id', 'x'.repeat(10_000)],
+      ['a dot file', '.hidden'],
+      ['a slash', 'a/b'],
+    ])('refuses %s as session id with ConfigError everywhere', async (_label, sessionId) => {
+      const appendError = await rejection(store.append(sessionId, [itemsAppended([])]));
+      expect(ConfigError.isInstance(appendError)).toBe(true);
+      expect(ConfigError.isInstance(thrown(() => store.read(sessionId)))).toBe(true);
+      expect(await store.list()).toEqual([]);
+    });
+
+    it('refuses an expectedSeq or fromSeq that is not a whole number with ConfigError', async () => {
+      for (const expectedSeq of [-1, 1.5, Number.NaN]) {
+        const error = await rejection(store.append('s1', [], { expectedSeq }));
+        expect(ConfigError.isInstance(error)).toBe(true);
+      }
+      expect(ConfigError.isInstance(thrown(() => store.read('s1', { fromSeq: -2 })))).toBe(true);
+    });
+
+    it('refuses work after close with StoreError', async () => {
+      await store.append('s1', [itemsAppended([userItem('a')])]);
+      await store.close();
+      const error = await rejection(store.append('s1', [itemsAppended([])]));
+      expect(error).toMatchObject({ name: 'StoreError', code: 'store_closed' });
+      expect(StoreError.isInstance(thrown(() => store.read('s1')))).toBe(true);
+    });
+  });
+}
