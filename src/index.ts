@@ -75,11 +75,13 @@ export {
 // Runtime and telemetry.
 export {
   type AgentLoopActor,
+  type AgentLoopLogic,
   type AgentLoopOptions,
   type CompactionFailed,
   type CompactionFinished,
   type CompactionStarted,
   createAgentLoop,
+  createAgentLoopLogic,
   createTelemetryHub,
   type EmergencyPruneApplied,
   type InferenceDelta,
@@ -91,6 +93,7 @@ export {
   type MutationFinished,
   type MutationStarted,
   machineToMermaid,
+  openAgentLoop,
   type RunFinished,
   type RunStarted,
   runTurn,

@@ -1,5 +1,6 @@
 import { type Actor, createActor, type InspectionEvent, type Observer } from 'xstate';
 import { agentLoopMachine } from '../../machines/agent-loop.machine.js';
+import type { AgentLoopInput } from '../../machines/agent-loop.types.js';
 import type { Compactor } from '../compaction/compactor.js';
 import type { LoopMutator } from '../compaction/types.js';
 import { ConfigError } from '../errors/config-error.js';
@@ -39,12 +40,21 @@ export type AgentLoopActor = Actor<typeof agentLoopMachine> & {
   readonly session: LoopSession;
 };
 
+/** The loop's machine with its actors bound, for spawning it inside a host machine. */
+export interface AgentLoopLogic {
+  /** `agentLoopMachine.provide(...)` with this session's actors. */
+  readonly logic: ReturnType<typeof agentLoopMachine.provide>;
+  /** The input to spawn it with. */
+  readonly input: AgentLoopInput;
+  readonly session: LoopSession;
+}
+
 /**
- * Binds the loop machine to a model, tools, a compactor and a session store. The returned actor
- * is not started: call `start()`, subscribe with `on(type, listener)`, send
- * `{type: 'user.message', content}` and `{type: 'abort'}`.
+ * Binds the loop machine to a model, tools, a compactor and a session store, without creating
+ * an actor: spawn `logic` with `input` as a child of a host machine
+ * (`spawnChild(logic, {id, input})`).
  */
-export function createAgentLoop({
+export function createAgentLoopLogic({
   model,
   tools = [],
   instructions,
@@ -57,8 +67,7 @@ export function createAgentLoop({
   toolTimeoutMs,
   tokens,
   encoding = 'o200k_base',
-  inspect,
-}: AgentLoopOptions): AgentLoopActor {
+}: Omit<AgentLoopOptions, 'inspect'>): AgentLoopLogic {
   validateOptions({ model, maxConsecutiveCompactions, maxStepsPerRun, mutators, compactor });
   createToolRegistry(tools);
   const session = new LoopSession({
@@ -67,7 +76,6 @@ export function createAgentLoop({
     encoding,
     ...(tokens === undefined ? {} : { tokens }),
   });
-  let self: Actor<typeof agentLoopMachine> | undefined;
   const actors = createLoopActors({
     session,
     model,
@@ -76,10 +84,9 @@ export function createAgentLoop({
     mutators,
     compactor,
     toolTimeoutMs,
-    telemetry: (event) => self?.send({ type: 'loop.telemetry', event }),
   });
-  const machine = agentLoopMachine.provide({ actors });
-  self = createActor(machine, {
+  return {
+    logic: agentLoopMachine.provide({ actors }),
     input: {
       sessionId,
       maxConsecutiveCompactions,
@@ -87,9 +94,31 @@ export function createAgentLoop({
       mutators: mutators.map((mutator) => ({ name: mutator.name, points: mutator.points })),
       compactor: compactor?.name ?? null,
     },
-    ...(inspect === undefined ? {} : { inspect }),
-  });
-  return Object.assign(self, { session });
+    session,
+  };
+}
+
+/**
+ * Binds the loop machine to a model, tools, a compactor and a session store. The returned actor
+ * is not started: call `start()`, subscribe with `on(type, listener)`, send
+ * `{type: 'user.message', content}` and `{type: 'abort'}`. An existing `sessionId` resumes
+ * that session from its log when the first run starts.
+ */
+export function createAgentLoop({ inspect, ...options }: AgentLoopOptions): AgentLoopActor {
+  const { logic, input, session } = createAgentLoopLogic(options);
+  const actor = createActor(logic, { input, ...(inspect === undefined ? {} : { inspect }) });
+  return Object.assign(actor, { session });
+}
+
+/**
+ * Like `createAgentLoop`, but reads the session log first, so the loop starts with the
+ * session's facts (runs so far, effective history) in place and a broken log fails here,
+ * before the first message.
+ */
+export async function openAgentLoop(options: AgentLoopOptions): Promise<AgentLoopActor> {
+  const loop = createAgentLoop(options);
+  await loop.session.open();
+  return loop;
 }
 
 function validateOptions(options: {

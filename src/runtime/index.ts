@@ -1,7 +1,10 @@
 export {
   type AgentLoopActor,
+  type AgentLoopLogic,
   type AgentLoopOptions,
   createAgentLoop,
+  createAgentLoopLogic,
+  openAgentLoop,
 } from './create-agent-loop.js';
 export { LoopSession, type LoopSessionOptions } from './loop-session.js';
 export { machineToMermaid } from './machine-diagram.js';

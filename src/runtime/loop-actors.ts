@@ -1,4 +1,4 @@
-import { fromPromise } from 'xstate';
+import { type AnyActorRef, fromPromise } from 'xstate';
 import type {
   BeginRunInput,
   CallModelInput,
@@ -37,8 +37,14 @@ export interface LoopActorsOptions {
   readonly mutators: readonly LoopMutator[];
   readonly compactor: Compactor | undefined;
   readonly toolTimeoutMs: number | undefined;
-  /** Sends telemetry produced inside an actor to the loop, which emits it to listeners. */
-  readonly telemetry: (event: TelemetryEvent) => void;
+}
+
+/**
+ * Hands telemetry produced inside an invoked actor to the loop actor that invoked it, which
+ * emits it to its listeners. Works the same for a root loop and for a loop spawned as a child.
+ */
+function forward(self: AnyActorRef, event: TelemetryEvent): void {
+  self._parent?.send({ type: 'loop.telemetry', event });
 }
 
 /** The implementations of the machine's named actors for one session. */
@@ -50,7 +56,6 @@ export function createLoopActors({
   mutators,
   compactor,
   toolTimeoutMs,
-  telemetry,
 }: LoopActorsOptions) {
   const specs = toolSpecs(tools);
 
@@ -89,7 +94,8 @@ export function createLoopActors({
       ]);
     }),
 
-    callModel: fromPromise<CallModelOutput, CallModelInput>(async ({ input, signal }) => {
+    callModel: fromPromise<CallModelOutput, CallModelInput>(async ({ input, signal, self }) => {
+      const telemetry = (event: TelemetryEvent) => forward(self, event);
       const counter = await session.tokens();
       session.assertReadyForModel();
       const transcript = session.items;
@@ -147,7 +153,8 @@ export function createLoopActors({
       };
     }),
 
-    runTools: fromPromise<RunToolsOutput, RunToolsInput>(async ({ input, signal }) => {
+    runTools: fromPromise<RunToolsOutput, RunToolsInput>(async ({ input, signal, self }) => {
+      const telemetry = (event: TelemetryEvent) => forward(self, event);
       const calls = session.pendingToolCalls;
       const results = await executeToolCalls({
         tools,

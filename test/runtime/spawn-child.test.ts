@@ -1,0 +1,70 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createActor, sendTo, setup, spawnChild } from 'xstate';
+import { createAgentLoopLogic } from '../../src/runtime/create-agent-loop.js';
+import type { TelemetryEvent } from '../../src/runtime/telemetry-events.js';
+import { ScriptedModel } from '../../src/testing/scripted-model.js';
+import type { TokenCounter } from '../../src/tokens/types.js';
+import { defineTool } from '../../src/tools/define-tool.js';
+import { sharedTokenCounter } from '../support/loop-harness.js';
+
+let tokens: TokenCounter;
+beforeAll(async () => {
+  tokens = await sharedTokenCounter();
+});
+
+describe('agentLoopMachine as a child of a host machine', () => {
+  it('runs a turn when spawned with spawnChild and reports telemetry to the host', async () => {
+    const clock = defineTool({
+      name: 'clock',
+      description: 'Tells the time.',
+      parameters: { type: 'object' },
+      execute: () => '12:00',
+    });
+    const { logic, input, session } = createAgentLoopLogic({
+      model: new ScriptedModel({
+        tokens,
+        turns: [{ toolCalls: [{ name: 'clock', arguments: {} }] }, { text: 'It is noon.' }],
+      }),
+      tools: [clock],
+      tokens,
+      sessionId: 'child-session',
+    });
+    const host = setup({
+      types: {
+        context: {} as { finished: string[] },
+        events: {} as { type: 'ask'; question: string },
+      },
+    }).createMachine({
+      context: { finished: [] },
+      entry: spawnChild(logic, { id: 'loop', input }),
+      on: {
+        ask: {
+          actions: sendTo('loop', ({ event }) => ({
+            type: 'user.message' as const,
+            content: event.question,
+          })),
+        },
+      },
+    });
+    const actor = createActor(host).start();
+    const loop = actor.getSnapshot().children.loop;
+    expect(loop).toBeDefined();
+    const events: TelemetryEvent[] = [];
+    const done = new Promise<TelemetryEvent>((resolve) => {
+      loop?.on('*', (event: TelemetryEvent) => {
+        events.push(event);
+        if (event.type === 'RunFinished') resolve(event);
+      });
+    });
+    actor.send({ type: 'ask', question: 'What time is it?' });
+    await expect(done).resolves.toMatchObject({ outcome: 'completed', sessionId: 'child-session' });
+    expect(events.map((event) => event.type)).toContain('ToolCallFinished');
+    expect(session.items.map((item) => item.kind)).toEqual([
+      'user',
+      'assistant',
+      'toolResult',
+      'assistant',
+    ]);
+    actor.stop();
+  });
+});

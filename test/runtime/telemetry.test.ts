@@ -1,0 +1,108 @@
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { createCompactor } from '../../src/compaction/compactor.js';
+import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
+import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
+import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
+import { runTurn } from '../../src/runtime/run-turn.js';
+import { createTelemetryHub } from '../../src/runtime/telemetry-hub.js';
+import { ScriptedModel } from '../../src/testing/scripted-model.js';
+import type { TokenCounter } from '../../src/tokens/types.js';
+import { defineTool } from '../../src/tools/define-tool.js';
+import { recordTelemetry, sharedTokenCounter } from '../support/loop-harness.js';
+
+let tokens: TokenCounter;
+beforeAll(async () => {
+  tokens = await sharedTokenCounter();
+});
+
+const fetchPage = defineTool({
+  name: 'fetch_page',
+  description: 'Returns a long page.',
+  parameters: { type: 'object' },
+  execute: () => 'page text '.repeat(400),
+});
+
+function scriptedRun() {
+  const model = new ScriptedModel({
+    tokens,
+    streamDeltas: false,
+    turns: [
+      { toolCalls: [{ id: 'call_1', name: 'fetch_page', arguments: {} }] },
+      { toolCalls: [{ id: 'call_2', name: 'fetch_page', arguments: {} }] },
+      { text: 'Both pages read.' },
+    ],
+  });
+  // The first page fits; the second pushes the transcript over 1,000 tokens, so one compaction
+  // prunes the first page's output (the unread second one is protected).
+  const compactor = createCompactor({
+    trigger: tokenBudgetTrigger({ maxTokens: 1_000, targetRatio: 0.9 }),
+    backend: extractiveSummarizer(),
+    structural: { pruneToolResults: { protectRecentTokens: 0, minSavingsTokens: 10 } },
+  });
+  return createAgentLoop({ model, tools: [fetchPage], compactor, tokens });
+}
+
+describe('telemetry', () => {
+  it('emits the exact sequence of events for a scripted run with one compaction', async () => {
+    const loop = scriptedRun();
+    const events = recordTelemetry(loop);
+    loop.start();
+    const finished = await runTurn(loop, 'Read two pages.');
+    expect(finished.outcome).toBe('completed');
+    expect(events.map((event) => event.type)).toEqual([
+      'RunStarted',
+      'InferenceStarted',
+      'InferenceFinished',
+      'ToolCallStarted',
+      'ToolCallFinished',
+      'InferenceStarted',
+      'InferenceFinished',
+      'ToolCallStarted',
+      'ToolCallFinished',
+      'CompactionStarted',
+      'MutationStarted',
+      'MutationFinished',
+      'CompactionFinished',
+      'InferenceStarted',
+      'InferenceFinished',
+      'RunFinished',
+    ]);
+    const runId = events[0]?.runId;
+    expect(
+      events.every((event) => event.sessionId === loop.session.sessionId && event.runId === runId),
+    ).toBe(true);
+    expect(events.every((event) => typeof event.at === 'number')).toBe(true);
+    const compaction = events.find((event) => event.type === 'CompactionFinished');
+    expect(compaction).toMatchObject({ tier: 'structural', effective: true, reason: 'threshold' });
+    if (compaction?.type === 'CompactionFinished')
+      expect(compaction.tokensAfter).toBeLessThan(compaction.tokensBefore);
+    loop.stop();
+  });
+
+  it('keeps the run undisturbed when a hub listener throws', async () => {
+    const reference = scriptedRun();
+    const referenceEvents = recordTelemetry(reference);
+    reference.start();
+    await runTurn(reference, 'Read two pages.');
+    reference.stop();
+
+    const onListenerError = vi.fn();
+    const hub = createTelemetryHub({ onListenerError });
+    const loop = scriptedRun();
+    hub.attach(loop);
+    hub.on('InferenceFinished', () => {
+      throw new Error('listener bug');
+    });
+    const seen: string[] = [];
+    hub.on('*', (event) => seen.push(event.type));
+    loop.start();
+    const finished = await runTurn(loop, 'Read two pages.');
+    expect(finished.outcome).toBe('completed');
+    expect(seen).toEqual(referenceEvents.map((event) => event.type));
+    expect(onListenerError).toHaveBeenCalledTimes(3);
+    expect(loop.session.items.map((item) => item.kind)).toEqual(
+      reference.session.items.map((item) => item.kind),
+    );
+    loop.stop();
+  });
+});
