@@ -30,13 +30,14 @@ describe('agentLoopMachine as a child of a host machine', () => {
       sessionId: 'child-session',
     });
     const host = setup({
+      actors: { agentLoop: logic },
       types: {
         context: {} as { finished: string[] },
         events: {} as { type: 'ask'; question: string },
       },
     }).createMachine({
       context: { finished: [] },
-      entry: spawnChild(logic, { id: 'loop', input }),
+      entry: spawnChild('agentLoop', { id: 'loop', systemId: 'loop', input }),
       on: {
         ask: {
           actions: sendTo('loop', ({ event }) => ({
@@ -47,7 +48,9 @@ describe('agentLoopMachine as a child of a host machine', () => {
       },
     });
     const actor = createActor(host).start();
-    const loop = actor.getSnapshot().children.loop;
+    const loop = actor.system.get('loop') as
+      | ReturnType<typeof createActor<typeof logic>>
+      | undefined;
     expect(loop).toBeDefined();
     const events: TelemetryEvent[] = [];
     const done = new Promise<TelemetryEvent>((resolve) => {
