@@ -9,8 +9,8 @@ import { errorCode, ioError } from './io-error.js';
  * taken over; one held by a live process, this process included, is refused with `StoreError`
  * (`session_locked`).
  *
- * Limits: pids are only meaningful on one machine, so the directory must not be shared between
- * hosts; a reused pid keeps a stale lock looking alive (refused, never unsafe); an empty lock
+ * Limits: pids are only meaningful on one machine and in one pid namespace, so the directory
+ * must not be shared between hosts or containers (use a database-backed store there); a reused pid keeps a stale lock looking alive (refused, never unsafe); an empty lock
  * file (a crash between create and write) is refused with a message saying to remove it.
  */
 export async function acquireSessionLock({
