@@ -1,6 +1,16 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    // Docs examples import the package by name, as users do; tests run them against the source.
+    alias: [
+      { find: /^loopkeeper\/testing$/, replacement: source('./src/testing/index.ts') },
+      { find: /^loopkeeper$/, replacement: source('./src/index.ts') },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,

@@ -1,0 +1,32 @@
+import {
+  contextWindowTrigger,
+  createAgentLoop,
+  createCompactor,
+  defineTool,
+  extractiveSummarizer,
+  openAIChatModel,
+  runTurn,
+} from 'loopkeeper';
+
+const readFile = defineTool({
+  name: 'read_file',
+  description: 'Reads a text file.',
+  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  execute: async ({ path }: { path: string }) =>
+    (await import('node:fs/promises')).readFile(path, 'utf8'),
+});
+const loop = createAgentLoop({
+  model: openAIChatModel({ apiKey: process.env.OPENAI_API_KEY ?? '', model: 'gpt-4o-mini' }),
+  tools: [readFile],
+  instructions: 'You are a careful coding assistant.',
+  compactor: createCompactor({
+    trigger: contextWindowTrigger({ window: 128_000 }),
+    backend: extractiveSummarizer(),
+  }),
+});
+loop.on('CompactionFinished', (event) =>
+  console.log(`compacted ${event.tokensBefore} -> ${event.tokensAfter}`),
+);
+loop.start();
+const finished = await runTurn(loop, 'Summarize README.md');
+console.log(finished.outcome, loop.session.items.at(-1));
