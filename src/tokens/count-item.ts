@@ -1,0 +1,176 @@
+import { ProtocolError } from '../errors/protocol-error.js';
+import { isSendableName } from '../transcript/chat/names.js';
+import type { AssistantItem, Item, UserContentPart, UserItem } from '../transcript/types.js';
+import {
+  type ChatRole,
+  IMAGE_TOKENS,
+  ITEM_ROLES,
+  MESSAGE_OVERHEAD_TOKENS,
+  NAME_OVERHEAD_TOKENS,
+  TOOL_CALL_OVERHEAD_TOKENS,
+} from './message-overhead.js';
+
+export interface ItemCountingRules {
+  readonly countText: (text: string) => number;
+  readonly roleTokens: Readonly<Record<ChatRole, number>>;
+}
+
+/** Tokens one item costs as a chat message, uncached. `index` only names the item in errors. */
+export function countItemTokens({
+  item,
+  index = 0,
+  rules,
+}: {
+  readonly item: Item;
+  readonly index?: number;
+  readonly rules: ItemCountingRules;
+}): number {
+  assertCountableItem(item, index);
+  const text = (value: unknown, field: string): number => {
+    if (typeof value !== 'string') throw invalidItem({ item, index, field, value });
+    return rules.countText(value);
+  };
+  const optionalText = (value: unknown, field: string): number =>
+    value === undefined ? 0 : text(value, field);
+  const name = (value: unknown): number =>
+    value === undefined ? 0 : text(value, 'name') + NAME_OVERHEAD_TOKENS;
+  const message = MESSAGE_OVERHEAD_TOKENS + rules.roleTokens[ITEM_ROLES[item.kind]];
+
+  switch (item.kind) {
+    case 'user':
+      return message + name(item.name) + countUserContent({ item, text });
+    case 'assistant':
+      return (
+        message +
+        name(item.name) +
+        optionalText(item.text, 'text') +
+        countReasoning({ item, text, index }) +
+        countToolCalls({ item, text, index })
+      );
+    case 'toolResult':
+      return message + text(item.content, 'content');
+    case 'context':
+      // A context tag such as `loopkeeper:compaction_summary` is not a name OpenAI accepts, so
+      // toChatMessages leaves it out of the request (unless told to keep it): it costs nothing.
+      return (
+        message +
+        (typeof item.name === 'string' &&
+        !isSendableName(item.name) &&
+        item.chatShape?.keepName !== true
+          ? 0
+          : name(item.name)) +
+        text(item.text, 'text')
+      );
+  }
+}
+
+type FieldCounter = (value: unknown, field: string) => number;
+
+function countUserContent({ item, text }: { item: UserItem; text: FieldCounter }): number {
+  const content: unknown = item.content;
+  if (!Array.isArray(content)) return text(content, 'content');
+  let tokens = 0;
+  for (const [partIndex, part] of (content as readonly UserContentPart[]).entries()) {
+    const field = `content[${partIndex}]`;
+    if (part?.type === 'image') {
+      tokens += IMAGE_TOKENS[part.detail ?? 'auto'] ?? IMAGE_TOKENS.auto;
+    } else {
+      tokens += text(part?.text, `${field}.text`);
+    }
+  }
+  return tokens;
+}
+
+function countReasoning({
+  item,
+  text,
+  index,
+}: {
+  item: AssistantItem;
+  text: FieldCounter;
+  index: number;
+}): number {
+  if (item.reasoning === undefined) return 0;
+  if (!Array.isArray(item.reasoning)) {
+    throw invalidItem({ item, index, field: 'reasoning', value: item.reasoning });
+  }
+  const texts = item.reasoning.map((part: unknown, partIndex: number) => {
+    const value = (part as { text?: unknown } | undefined)?.text;
+    if (typeof value !== 'string') {
+      throw invalidItem({ item, index, field: `reasoning[${partIndex}].text`, value });
+    }
+    return value;
+  });
+  // Sent as one `reasoning_content` string, parts joined by a blank line.
+  return texts.length === 0 ? 0 : text(texts.join('\n\n'), 'reasoning');
+}
+
+function countToolCalls({
+  item,
+  text,
+  index,
+}: {
+  item: AssistantItem;
+  text: FieldCounter;
+  index: number;
+}): number {
+  if (item.toolCalls === undefined) return 0;
+  if (!Array.isArray(item.toolCalls)) {
+    throw invalidItem({ item, index, field: 'toolCalls', value: item.toolCalls });
+  }
+  let tokens = 0;
+  for (const [callIndex, call] of item.toolCalls.entries()) {
+    tokens +=
+      TOOL_CALL_OVERHEAD_TOKENS +
+      text(call?.name, `toolCalls[${callIndex}].name`) +
+      text(call?.arguments, `toolCalls[${callIndex}].arguments`);
+  }
+  return tokens;
+}
+
+/** Items reach the counter from hosts and stores: refuse anything that is not one. */
+export function assertCountableItem(item: unknown, index: number): asserts item is Item {
+  if (
+    typeof item !== 'object' ||
+    item === null ||
+    typeof (item as { id?: unknown }).id !== 'string' ||
+    !Object.hasOwn(ITEM_ROLES, (item as { kind?: unknown }).kind as string)
+  ) {
+    throw invalidItem({ item, index });
+  }
+}
+
+function invalidItem({
+  item,
+  index,
+  field,
+  value,
+}: {
+  item: unknown;
+  index: number;
+  field?: string;
+  value?: unknown;
+}): ProtocolError {
+  const id = readId(item);
+  const message =
+    field === undefined
+      ? `cannot count tokens of ${describe(item)}: expected an item with a string id and a kind of user, assistant, toolResult or context`
+      : `cannot count tokens: ${field} must be a string, got ${describe(value)}`;
+  return new ProtocolError([
+    { index, ...(id === undefined ? {} : { id }), kind: 'invalid_item', message },
+  ]);
+}
+
+function readId(item: unknown): string | undefined {
+  if (typeof item !== 'object' || item === null || !('id' in item)) return undefined;
+  return typeof item.id === 'string' ? item.id : undefined;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') {
+    return 'kind' in value ? `kind ${JSON.stringify(value.kind)}` : 'an object without a kind';
+  }
+  return typeof value;
+}

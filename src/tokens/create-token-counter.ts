@@ -1,0 +1,76 @@
+import { ConfigError } from '../errors/config-error.js';
+import type { Item } from '../transcript/types.js';
+import { assertCountableItem, countItemTokens, type ItemCountingRules } from './count-item.js';
+import { createTextCounter } from './count-text.js';
+import { createItemTokenCache, DEFAULT_MAX_CACHED_ITEMS } from './item-token-cache.js';
+import { loadEncoding } from './load-encoding.js';
+import { ITEM_ROLES } from './message-overhead.js';
+import type { TokenCounter, TokenEncoding } from './types.js';
+
+export interface TokenCounterOptions {
+  /** o200k_base for gpt-4o, gpt-4.1, gpt-5 and the o-series; cl100k_base for gpt-4 and gpt-3.5. */
+  readonly encoding?: TokenEncoding;
+  /** Item counts kept, least recently used evicted first; a count is a few dozen bytes. */
+  readonly maxCachedItems?: number;
+}
+
+/**
+ * Loads the encoding (once per process) and returns a synchronous counter. Counts are cached
+ * per item id, so recounting a growing session costs only its new items.
+ */
+export async function createTokenCounter({
+  encoding = 'o200k_base',
+  maxCachedItems = DEFAULT_MAX_CACHED_ITEMS,
+}: TokenCounterOptions = {}): Promise<TokenCounter> {
+  if (!Number.isSafeInteger(maxCachedItems) || maxCachedItems < 1) {
+    throw new ConfigError(
+      `maxCachedItems must be a positive integer, got ${String(maxCachedItems)}.`,
+      { code: 'invalid_cache_size' },
+    );
+  }
+  const countText = createTextCounter(await loadEncoding({ encoding }));
+  const rules: ItemCountingRules = {
+    countText,
+    roleTokens: {
+      user: countText(ITEM_ROLES.user),
+      assistant: countText(ITEM_ROLES.assistant),
+      tool: countText(ITEM_ROLES.toolResult),
+      system: countText(ITEM_ROLES.context),
+    },
+  };
+  const cache = createItemTokenCache({ maxEntries: maxCachedItems });
+
+  const countItemAt = (item: Item, index: number): number => {
+    assertCountableItem(item, index);
+    const cached = cache.get(item);
+    if (cached !== undefined) return cached;
+    const tokens = countItemTokens({ item, index, rules });
+    cache.set(item, tokens);
+    return tokens;
+  };
+
+  return {
+    encoding,
+    count(items) {
+      if (!Array.isArray(items)) {
+        throw new ConfigError(`count(items) expects an array of items, got ${typeof items}.`, {
+          code: 'invalid_items',
+        });
+      }
+      let tokens = 0;
+      for (const [index, item] of items.entries()) tokens += countItemAt(item, index);
+      return tokens;
+    },
+    countItem(item) {
+      return countItemAt(item, 0);
+    },
+    countText(text) {
+      if (typeof text !== 'string') {
+        throw new ConfigError(`countText(text) expects a string, got ${typeof text}.`, {
+          code: 'invalid_text',
+        });
+      }
+      return countText(text);
+    },
+  };
+}
