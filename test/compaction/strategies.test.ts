@@ -1,0 +1,452 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { replacedItemId } from '../../src/compaction/helpers/derived-item.js';
+import { pipeline } from '../../src/compaction/pipeline.js';
+import { dropFailedToolResults } from '../../src/compaction/strategies/drop-failed-tool-results.js';
+import { dropReasoning } from '../../src/compaction/strategies/drop-reasoning.js';
+import {
+  emergencyPrune,
+  emergencyPruneTranscript,
+} from '../../src/compaction/strategies/emergency-prune.js';
+import { keepRecent } from '../../src/compaction/strategies/keep-recent.js';
+import { pruneLargestToolResults } from '../../src/compaction/strategies/prune-largest-tool-results.js';
+import { pruneToolResults } from '../../src/compaction/strategies/prune-tool-results.js';
+import type {
+  CompactionContext,
+  CompactionRequest,
+  CompactionStrategy,
+} from '../../src/compaction/types.js';
+import { AbortedError } from '../../src/errors/aborted-error.js';
+import { ConfigError } from '../../src/errors/config-error.js';
+import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
+import type { TokenCounter } from '../../src/tokens/types.js';
+import type {
+  AssistantItem,
+  ContextItem,
+  Item,
+  ToolResultItem,
+  UserItem,
+} from '../../src/transcript/types.js';
+import { COMPACTION_SUMMARY_NAME } from '../../src/transcript/types.js';
+import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+
+let tokens: TokenCounter;
+beforeAll(async () => {
+  tokens = await createTokenCounter();
+});
+
+const user = (id: string, content = `question ${id}`): UserItem => ({ kind: 'user', id, content });
+const context = (id: string, text: string, name?: string): ContextItem =>
+  name === undefined ? { kind: 'context', id, text } : { kind: 'context', id, name, text };
+const assistant = (
+  id: string,
+  parts: { text?: string; reasoning?: string; calls?: readonly string[] } = {},
+): AssistantItem => ({
+  kind: 'assistant',
+  id,
+  ...(parts.text === undefined ? {} : { text: parts.text }),
+  ...(parts.reasoning === undefined ? {} : { reasoning: [{ text: parts.reasoning }] }),
+  ...(parts.calls === undefined
+    ? {}
+    : { toolCalls: parts.calls.map((call) => ({ id: call, name: 'bash', arguments: '{}' })) }),
+});
+const result = (id: string, callId: string, content: string, isError = false): ToolResultItem => ({
+  kind: 'toolResult',
+  id,
+  callId,
+  toolName: 'bash',
+  content,
+  isError,
+});
+const big = (label: string, lines = 400) => `${label}: lorem ipsum dolor sit amet\n`.repeat(lines);
+
+function run(
+  strategy: CompactionStrategy,
+  transcript: readonly Item[],
+  budget = { maxTokens: 1_000_000, targetTokens: 0 },
+  signal = new AbortController().signal,
+) {
+  const request: CompactionRequest = { transcript, reason: 'manual', budget };
+  const context: CompactionContext = { tokens, signal };
+  return strategy.apply(request, context);
+}
+
+const ids = (items: readonly Item[]) => items.map((item) => item.id);
+
+describe('dropReasoning', () => {
+  const transcript: Item[] = [
+    user('u1'),
+    assistant('a1', { reasoning: 'think', calls: ['c1'] }),
+    result('r1', 'c1', 'ok'),
+    assistant('a2', { reasoning: 'only thoughts' }),
+    assistant('a3', { text: 'done', reasoning: 'why' }),
+    user('u2'),
+    assistant('a4', { text: 'working', reasoning: 'current thoughts' }),
+  ];
+
+  it('strips reasoning before the latest turn and drops assistants left empty', async () => {
+    const { transcript: output, metadata } = await run(dropReasoning(), transcript);
+    expect(validateTranscript(output)).toEqual([]);
+    expect(output.map((item) => item.kind)).toEqual([
+      'user',
+      'assistant',
+      'toolResult',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+    const stripped = output.filter((item): item is AssistantItem => item.kind === 'assistant');
+    expect(stripped[0]?.reasoning).toBeUndefined();
+    expect(stripped[0]?.toolCalls?.[0]?.id).toBe('c1');
+    expect(stripped[1]).toMatchObject({ text: 'done' });
+    expect(stripped[1]?.reasoning).toBeUndefined();
+    expect(stripped[2]).toBe(transcript[6]);
+    expect(metadata).toMatchObject({ itemsRemoved: 1, itemsChanged: 2 });
+  });
+
+  it('gives changed items fresh ids that remember the original', async () => {
+    const { transcript: output } = await run(dropReasoning(), transcript);
+    const changed = output[1] as Item;
+    expect(changed.id).not.toBe('a1');
+    expect(replacedItemId(changed)).toBe('a1');
+    expect(output[0]).toBe(transcript[0]);
+  });
+
+  it('strips the latest turn too with keepLastTurn: false', async () => {
+    const { transcript: output } = await run(dropReasoning({ keepLastTurn: false }), transcript);
+    expect(output.some((item) => item.kind === 'assistant' && item.reasoning !== undefined)).toBe(
+      false,
+    );
+  });
+
+  it('returns the input itself when there is no reasoning to strip', async () => {
+    const plain = [user('u1'), assistant('a1', { text: 'hi' })];
+    const { transcript: output, metadata } = await run(dropReasoning(), plain);
+    expect(output).toBe(plain);
+    expect(metadata).toMatchObject({ skipped: 'no-reasoning' });
+  });
+
+  it('never mutates its input', async () => {
+    const frozen = Object.freeze(transcript.map((item) => Object.freeze({ ...item })));
+    await run(dropReasoning({ keepLastTurn: false }), frozen);
+    expect(frozen[1]).toMatchObject({ reasoning: [{ text: 'think' }] });
+  });
+});
+
+describe('dropFailedToolResults', () => {
+  it('removes a failed result with its call, keeping the rest of a parallel batch', async () => {
+    const transcript: Item[] = [
+      user('u1'),
+      assistant('a1', { calls: ['c1', 'c2'] }),
+      result('r1', 'c1', 'Error: no such file', true),
+      result('r2', 'c2', 'contents'),
+      assistant('a2', { calls: ['c3'] }),
+      result('r3', 'c3', 'Error: denied', true),
+      assistant('a3', { text: 'tried', calls: ['c4'] }),
+      result('r4', 'c4', 'Error: again', true),
+      user('u2'),
+    ];
+    const { transcript: output, metadata } = await run(dropFailedToolResults(), transcript);
+    expect(validateTranscript(output)).toEqual([]);
+    expect(output.map((item) => item.kind)).toEqual([
+      'user',
+      'assistant',
+      'toolResult',
+      'assistant',
+      'user',
+    ]);
+    expect((output[1] as AssistantItem).toolCalls?.map((call) => call.id)).toEqual(['c2']);
+    expect(output[2]).toBe(transcript[3]);
+    expect(output[3]).toMatchObject({ kind: 'assistant', text: 'tried' });
+    expect((output[3] as AssistantItem).toolCalls).toBeUndefined();
+    expect(metadata).toMatchObject({ itemsRemoved: 4, itemsChanged: 2, callsRemoved: 3 });
+  });
+
+  it('leaves failures in the latest user turn for the model to act on', async () => {
+    const transcript: Item[] = [
+      user('u1'),
+      assistant('a1', { calls: ['c1'] }),
+      result('r1', 'c1', 'Error: boom', true),
+    ];
+    const { transcript: output, metadata } = await run(dropFailedToolResults(), transcript);
+    expect(output).toBe(transcript);
+    expect(metadata).toMatchObject({ skipped: 'no-failed-results' });
+  });
+});
+
+describe('pruneToolResults', () => {
+  const transcript: Item[] = [
+    user('u1'),
+    assistant('a1', { calls: ['c1', 'c2'] }),
+    result('r1', 'c1', big('first')),
+    result('r2', 'c2', big('second'), true),
+    assistant('a2', { text: 'read them' }),
+    user('u2'),
+    assistant('a3', { calls: ['c3'] }),
+    result('r3', 'c3', big('third')),
+  ];
+
+  it('replaces old output with a placeholder that says its size and to re-run the tool', async () => {
+    const strategy = pruneToolResults({ protectRecentTokens: 100, minSavingsTokens: 0 });
+    const { transcript: output, metadata } = await run(strategy, transcript);
+    expect(validateTranscript(output)).toEqual([]);
+    const pruned = output[2] as ToolResultItem;
+    const size = tokens.countText(big('first'));
+    expect(pruned.content).toContain(`${size} tokens`);
+    expect(pruned.content).toContain(`${big('first').length} characters`);
+    expect(pruned.content).toMatch(/re-run the tool/i);
+    expect(pruned).toMatchObject({ callId: 'c1', toolName: 'bash', isError: false });
+    expect(output[3]).toMatchObject({ callId: 'c2', isError: true });
+    expect(replacedItemId(pruned)).toBe('r1');
+    expect(metadata).toMatchObject({ itemsChanged: 2, itemsRemoved: 0 });
+    expect(metadata).toMatchObject({ tokensSaved: expect.toSatisfy((value: number) => value > 0) });
+  });
+
+  it('never prunes results the model has not read yet, even outside the protected tail', async () => {
+    const strategy = pruneToolResults({ protectRecentTokens: 0, minSavingsTokens: 0 });
+    const { transcript: output } = await run(strategy, transcript);
+    expect(output[7]).toBe(transcript[7]);
+  });
+
+  it('protects the recent tail counted in tokens', async () => {
+    const strategy = pruneToolResults({ protectRecentTokens: 1_000_000, minSavingsTokens: 0 });
+    const { transcript: output, metadata } = await run(strategy, transcript);
+    expect(output).toBe(transcript);
+    expect(metadata).toMatchObject({ skipped: 'nothing-to-prune' });
+  });
+
+  it('skips when the saving is below minSavingsTokens', async () => {
+    const strategy = pruneToolResults({ protectRecentTokens: 100, minSavingsTokens: 1_000_000 });
+    const { transcript: output, metadata } = await run(strategy, transcript);
+    expect(output).toBe(transcript);
+    expect(metadata).toMatchObject({ skipped: 'below-min-savings' });
+    expect(metadata).toMatchObject({
+      potentialSavingsTokens: expect.toSatisfy((value: number) => value > 0),
+    });
+  });
+
+  it('is idempotent, also with a placeholder that would shrink again if re-pruned', async () => {
+    const strategy = pruneToolResults({
+      protectRecentTokens: 100,
+      minSavingsTokens: 0,
+      // Pruning this placeholder once more would save tokens, so only the pruned mark stops it.
+      placeholder: ({ tokens: size }) => 'gone '.repeat(Math.ceil(Math.log2(size + 1))),
+    });
+    const once = await run(strategy, transcript);
+    expect(once.transcript[2]).toMatchObject({ content: expect.stringMatching(/^gone gone/) });
+    const twice = await run(strategy, once.transcript);
+    expect(twice.transcript).toBe(once.transcript);
+  });
+
+  it('refuses negative options with a ConfigError', () => {
+    expect(() => pruneToolResults({ protectRecentTokens: -1 })).toThrow(ConfigError);
+    expect(() => pruneToolResults({ minSavingsTokens: Number.NaN })).toThrow(ConfigError);
+  });
+});
+
+describe('pruneLargestToolResults', () => {
+  it('prunes the largest outputs first, anywhere, until under the target', async () => {
+    const transcript: Item[] = [
+      user('u1'),
+      assistant('a1', { calls: ['c1', 'c2'] }),
+      result('r1', 'c1', big('small', 20)),
+      result('r2', 'c2', big('medium', 200)),
+      user('u2'),
+      assistant('a2', { calls: ['c3'] }),
+      result('r3', 'c3', big('huge', 800)),
+    ];
+    const total = tokens.count(transcript);
+    const hugeSize = tokens.countItem(transcript[6] as Item);
+    const targetTokens = total - hugeSize + 200;
+    const { transcript: output, metadata } = await run(pruneLargestToolResults(), transcript, {
+      maxTokens: total,
+      targetTokens,
+    });
+    expect(validateTranscript(output)).toEqual([]);
+    expect(output[6]).not.toBe(transcript[6]);
+    expect(output[3]).toBe(transcript[3]);
+    expect(output[2]).toBe(transcript[2]);
+    expect(metadata).toMatchObject({ itemsChanged: 1, reachedTarget: true });
+    expect(tokens.count(output)).toBeLessThanOrEqual(targetTokens);
+  });
+
+  it('does nothing when already under the target', async () => {
+    const transcript = [user('u1')];
+    const { transcript: output } = await run(pruneLargestToolResults(), transcript, {
+      maxTokens: 100,
+      targetTokens: 100,
+    });
+    expect(output).toBe(transcript);
+  });
+});
+
+describe('keepRecent', () => {
+  const transcript: Item[] = [
+    context('s', 'summary of before', COMPACTION_SUMMARY_NAME),
+    user('u1'),
+    assistant('a1', { text: 'hello' }),
+    context('m', 'memory note'),
+    user('u2'),
+    assistant('a2', { calls: ['c1', 'c2'] }),
+    result('r1', 'c1', 'one'),
+    result('r2', 'c2', 'two'),
+    assistant('a3', { text: 'done' }),
+  ];
+
+  it('moves a cut that would split a parallel batch back to the batch start', async () => {
+    const { transcript: output, metadata } = await run(keepRecent({ items: 3 }), transcript);
+    expect(validateTranscript(output)).toEqual([]);
+    expect(ids(output)).toEqual(['s', 'm', 'u2', 'a2', 'r1', 'r2', 'a3']);
+    expect(metadata).toMatchObject({ itemsRemoved: 2, cutExpandedBy: 1 });
+  });
+
+  it('keeps the latest user item in front of the tail when the cut falls inside its turn', async () => {
+    const { transcript: output } = await run(keepRecent({ items: 1, preserve: [] }), transcript);
+    expect(ids(output)).toEqual(['u2', 'a3']);
+  });
+
+  it('keeps preserved kinds wherever they are', async () => {
+    const { transcript: output } = await run(
+      keepRecent({ items: 0, preserve: ['context', 'user'] }),
+      transcript,
+    );
+    expect(ids(output)).toEqual(['s', 'u1', 'm', 'u2']);
+  });
+
+  it('keeps a whole tool exchange when a preserved kind is inside it', async () => {
+    const { transcript: output } = await run(
+      keepRecent({ items: 0, preserve: ['toolResult'] }),
+      transcript,
+    );
+    expect(validateTranscript(output)).toEqual([]);
+    expect(ids(output)).toEqual(['u2', 'a2', 'r1', 'r2']);
+  });
+
+  it('counts the tail in tokens', async () => {
+    const lastTwo =
+      tokens.countItem(transcript[7] as Item) + tokens.countItem(transcript[8] as Item);
+    const { transcript: output } = await run(
+      keepRecent({ tokens: lastTwo, preserve: [] }),
+      transcript,
+    );
+    expect(ids(output)).toEqual(['u2', 'a2', 'r1', 'r2', 'a3']);
+  });
+
+  it('refuses options that are not exactly one count, or unknown kinds', () => {
+    expect(() => keepRecent({} as never)).toThrow(ConfigError);
+    expect(() => keepRecent({ items: 2, tokens: 3 } as never)).toThrow(ConfigError);
+    expect(() => keepRecent({ items: 1.5 })).toThrow(ConfigError);
+    expect(() => keepRecent({ tokens: -1 })).toThrow(ConfigError);
+    expect(() => keepRecent({ items: 1, preserve: ['summary' as never] })).toThrow(ConfigError);
+  });
+});
+
+describe('emergencyPrune', () => {
+  const turn = (n: number, size: number): Item[] => [
+    user(`u${n}`),
+    assistant(`a${n}`, { calls: [`c${n}`] }),
+    result(`r${n}`, `c${n}`, big(`turn ${n}`, size)),
+    assistant(`f${n}`, { text: `answer ${n}` }),
+  ];
+  const transcript: Item[] = [
+    context('s', 'the story so far', COMPACTION_SUMMARY_NAME),
+    context('notes', big('host notes', 5)),
+    ...turn(1, 50),
+    ...turn(2, 50),
+    ...turn(3, 50),
+  ];
+  const measure = (items: readonly Item[]) => tokens.count(items);
+
+  it('keeps the newest whole turns that fit plus the leading context', async () => {
+    const maxTokens = measure([...transcript.slice(0, 2), ...transcript.slice(6)]);
+    const outcome = emergencyPruneTranscript({ transcript, tokens, maxTokens });
+    expect(ids(outcome.transcript)).toEqual(['s', 'notes', ...ids(transcript.slice(6))]);
+    expect(outcome).toMatchObject({ fits: true, turnsKept: 2, turnsDropped: 1, keptSummary: true });
+    expect(validateTranscript(outcome.transcript)).toEqual([]);
+  });
+
+  it('drops the summary before the latest turn when both do not fit', async () => {
+    const maxTokens = measure(transcript.slice(10));
+    const outcome = emergencyPruneTranscript({ transcript, tokens, maxTokens });
+    expect(ids(outcome.transcript)).toEqual(ids(transcript.slice(10)));
+    expect(outcome).toMatchObject({ fits: true, keptSummary: false, leadingContextDropped: 1 });
+  });
+
+  it('keeps the latest turn even when it alone is too large, and says it does not fit', async () => {
+    const { transcript: output, metadata } = await run(
+      emergencyPrune({ maxTokens: 10 }),
+      transcript,
+    );
+    expect(ids(output)).toEqual(ids(transcript.slice(10)));
+    expect(metadata).toMatchObject({ fits: false, turnsKept: 1, maxTokens: 10 });
+  });
+
+  it('uses the budget target when no maxTokens is given', async () => {
+    const targetTokens = measure(transcript.slice(10));
+    const { metadata } = await run(emergencyPrune(), transcript, {
+      maxTokens: targetTokens * 2,
+      targetTokens,
+    });
+    expect(metadata).toMatchObject({ fits: true, maxTokens: targetTokens });
+  });
+
+  it('is deterministic', () => {
+    const first = emergencyPruneTranscript({ transcript, tokens, maxTokens: 900 });
+    const second = emergencyPruneTranscript({ transcript, tokens, maxTokens: 900 });
+    expect(ids(first.transcript)).toEqual(ids(second.transcript));
+  });
+});
+
+describe('pipeline', () => {
+  const transcript: Item[] = [
+    user('u1'),
+    assistant('a1', { reasoning: big('thinking', 40), calls: ['c1'] }),
+    result('r1', 'c1', big('output', 400)),
+    user('u2'),
+    assistant('a2', { text: 'ok' }),
+  ];
+
+  it('runs strategies in order and lists every step', async () => {
+    const strategy = pipeline(
+      dropReasoning(),
+      pruneToolResults({ protectRecentTokens: 0, minSavingsTokens: 0 }),
+    );
+    const { transcript: output, metadata } = await run(strategy, transcript);
+    expect(validateTranscript(output)).toEqual([]);
+    expect(metadata).toMatchObject({ applied: ['dropReasoning', 'pruneToolResults'] });
+    const { steps } = metadata as {
+      steps: { name: string; tokensBefore: number; tokensAfter: number }[];
+    };
+    expect(steps.map((step) => step.name)).toEqual(['dropReasoning', 'pruneToolResults']);
+    expect(steps[0]?.tokensBefore).toBe(tokens.count(transcript));
+    expect(steps[1]?.tokensBefore).toBe(steps[0]?.tokensAfter);
+    expect(steps[1]?.tokensAfter).toBe(tokens.count(output));
+  });
+
+  it('stops once the transcript is under the target', async () => {
+    const afterReasoning = (await run(dropReasoning(), transcript)).transcript;
+    const strategy = pipeline(
+      dropReasoning(),
+      pruneToolResults({ protectRecentTokens: 0, minSavingsTokens: 0 }),
+    );
+    const { transcript: output, metadata } = await run(strategy, transcript, {
+      maxTokens: 1_000_000,
+      targetTokens: tokens.count(afterReasoning),
+    });
+    expect(output.map((item) => item.kind)).toEqual(afterReasoning.map((item) => item.kind));
+    expect(metadata).toMatchObject({ applied: ['dropReasoning'] });
+    expect(metadata).toMatchObject({
+      steps: expect.arrayContaining([
+        expect.objectContaining({ name: 'pruneToolResults', skipped: 'target-reached' }),
+      ]),
+    });
+    expect(metadata).toMatchObject({ reachedTarget: true });
+  });
+
+  it('stops with an AbortedError when the signal is aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(
+      run(pipeline(dropReasoning()), transcript, undefined, controller.signal),
+    ).rejects.toThrow(AbortedError);
+  });
+});

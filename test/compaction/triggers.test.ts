@@ -1,0 +1,160 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { contextWindowTrigger } from '../../src/compaction/triggers/context-window-trigger.js';
+import { itemCountTrigger } from '../../src/compaction/triggers/item-count-trigger.js';
+import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
+import { ConfigError } from '../../src/errors/config-error.js';
+import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
+import type { TokenCounter } from '../../src/tokens/types.js';
+import type { Item } from '../../src/transcript/types.js';
+
+let tokens: TokenCounter;
+beforeAll(async () => {
+  tokens = await createTokenCounter();
+});
+
+const transcript: Item[] = [
+  { kind: 'user', id: 'u1', content: 'Please read the config and fix the failing test.' },
+  {
+    kind: 'assistant',
+    id: 'a1',
+    toolCalls: [{ id: 'c1', name: 'bash', arguments: '{"command":"cat config.json"}' }],
+  },
+  {
+    kind: 'toolResult',
+    id: 'r1',
+    callId: 'c1',
+    toolName: 'bash',
+    content: '{"retries": 3}\n'.repeat(50),
+    isError: false,
+  },
+  { kind: 'assistant', id: 'a2', text: 'The config sets three retries.' },
+];
+
+describe('contextWindowTrigger', () => {
+  it('fires above (window - outputReserve) * percent and aims at targetRatio of that line', () => {
+    const estimate = tokens.count(transcript);
+    // Put the line exactly at the estimate: at the line it holds, one token above it fires.
+    const atLine = contextWindowTrigger({
+      window: estimate + 1_000,
+      outputReserve: 1_000,
+      percent: 1,
+    });
+    expect(atLine.evaluate({ transcript, tokens })).toEqual({
+      fire: false,
+      tokens: estimate,
+      basis: 'estimate',
+      budget: { maxTokens: estimate, targetTokens: Math.floor(estimate * 0.6) },
+    });
+    const below = contextWindowTrigger({
+      window: estimate + 999,
+      outputReserve: 1_000,
+      percent: 1,
+    });
+    expect(below.evaluate({ transcript, tokens }).fire).toBe(true);
+  });
+
+  it('uses the defaults: 8,192 tokens reserved, 80 % of the rest, target 60 % of the line', () => {
+    const decision = contextWindowTrigger({ window: 128_000 }).evaluate({ transcript, tokens });
+    const line = Math.floor((128_000 - 8_192) * 0.8);
+    expect(decision.budget).toEqual({ maxTokens: line, targetTokens: Math.floor(line * 0.6) });
+    expect(decision.fire).toBe(false);
+  });
+
+  it('uses reported usage plus the estimate of items added since, and says so', () => {
+    const trigger = contextWindowTrigger({ window: 10_000, outputReserve: 0, percent: 1 });
+    const addedSince =
+      tokens.countItem(transcript[2] as Item) + tokens.countItem(transcript[3] as Item);
+    const decision = trigger.evaluate({
+      transcript,
+      tokens,
+      reported: { promptTokens: 9_990, itemCount: 2 },
+    });
+    expect(decision).toMatchObject({ basis: 'reported', tokens: 9_990 + addedSince, fire: true });
+  });
+
+  it('falls back to the estimate when the report covers more items than the transcript holds', () => {
+    const decision = contextWindowTrigger({ window: 10_000 }).evaluate({
+      transcript,
+      tokens,
+      reported: { promptTokens: 50_000, itemCount: 40 },
+    });
+    expect(decision).toMatchObject({ basis: 'estimate', tokens: tokens.count(transcript) });
+  });
+
+  it('refuses impossible options with a ConfigError', () => {
+    expect(() => contextWindowTrigger({ window: 8_000 })).toThrow(ConfigError);
+    expect(() => contextWindowTrigger({ window: 8_192, outputReserve: 8_192 })).toThrow(
+      ConfigError,
+    );
+    expect(() => contextWindowTrigger({ window: -1 })).toThrow(ConfigError);
+    expect(() => contextWindowTrigger({ window: Number.NaN })).toThrow(ConfigError);
+    expect(() => contextWindowTrigger({ window: 100_000, outputReserve: -5 })).toThrow(ConfigError);
+    expect(() => contextWindowTrigger({ window: 100_000, percent: 0 })).toThrow(ConfigError);
+    expect(() => contextWindowTrigger({ window: 100_000, percent: 1.2 })).toThrow(ConfigError);
+    expect(() => contextWindowTrigger({ window: 100_000, percent: Number.NaN })).toThrow(
+      ConfigError,
+    );
+    expect(() => contextWindowTrigger({ window: 100_000, targetRatio: 0 })).toThrow(ConfigError);
+  });
+});
+
+describe('tokenBudgetTrigger', () => {
+  it('defaults to 60,000 tokens with a target of 60 % of them', () => {
+    expect(tokenBudgetTrigger().evaluate({ transcript, tokens })).toMatchObject({
+      fire: false,
+      basis: 'estimate',
+      budget: { maxTokens: 60_000, targetTokens: 36_000 },
+    });
+  });
+
+  it('fires when the prompt holds more than maxTokens', () => {
+    const estimate = tokens.count(transcript);
+    expect(tokenBudgetTrigger({ maxTokens: estimate }).evaluate({ transcript, tokens }).fire).toBe(
+      false,
+    );
+    const decision = tokenBudgetTrigger({ maxTokens: estimate - 1, targetRatio: 0.5 }).evaluate({
+      transcript,
+      tokens,
+    });
+    expect(decision).toMatchObject({
+      fire: true,
+      budget: { maxTokens: estimate - 1, targetTokens: Math.floor((estimate - 1) * 0.5) },
+    });
+  });
+
+  it('counts reported usage when given', () => {
+    const decision = tokenBudgetTrigger({ maxTokens: 1_000 }).evaluate({
+      transcript,
+      tokens,
+      reported: { promptTokens: 1_500, itemCount: transcript.length },
+    });
+    expect(decision).toMatchObject({ fire: true, tokens: 1_500, basis: 'reported' });
+  });
+
+  it('refuses impossible options with a ConfigError', () => {
+    expect(() => tokenBudgetTrigger({ maxTokens: 0 })).toThrow(ConfigError);
+    expect(() => tokenBudgetTrigger({ maxTokens: Number.POSITIVE_INFINITY })).toThrow(ConfigError);
+    expect(() => tokenBudgetTrigger({ targetRatio: -0.1 })).toThrow(ConfigError);
+  });
+});
+
+describe('itemCountTrigger', () => {
+  it('fires above maxItems and aims at a share of the current tokens', () => {
+    const estimate = tokens.count(transcript);
+    expect(itemCountTrigger({ maxItems: 4 }).evaluate({ transcript, tokens }).fire).toBe(false);
+    expect(
+      itemCountTrigger({ maxItems: 3, targetRatio: 0.5 }).evaluate({ transcript, tokens }),
+    ).toEqual({
+      fire: true,
+      tokens: estimate,
+      basis: 'estimate',
+      budget: { maxTokens: estimate, targetTokens: Math.floor(estimate * 0.5) },
+    });
+  });
+
+  it('refuses impossible options with a ConfigError', () => {
+    expect(() => itemCountTrigger({ maxItems: 0 })).toThrow(ConfigError);
+    expect(() => itemCountTrigger({ maxItems: 2.5 })).toThrow(ConfigError);
+    expect(() => itemCountTrigger({ maxItems: 10, targetRatio: 2 })).toThrow(ConfigError);
+  });
+});
