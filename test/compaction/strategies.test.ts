@@ -190,7 +190,7 @@ describe('pruneToolResults', () => {
     const { transcript: output, metadata } = await run(strategy, transcript);
     expect(validateTranscript(output)).toEqual([]);
     const pruned = output[2] as ToolResultItem;
-    const size = tokens.countText(big('first'));
+    const size = tokens.countItem(transcript[2] as Item);
     expect(pruned.content).toContain(`${size} tokens`);
     expect(pruned.content).toContain(`${big('first').length} characters`);
     expect(pruned.content).toMatch(/re-run the tool/i);

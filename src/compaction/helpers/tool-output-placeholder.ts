@@ -7,7 +7,7 @@ export interface PrunedToolOutput {
   readonly toolName: string;
   readonly callId: string;
   readonly isError: boolean;
-  /** Tokens of the original output text (no message overhead). */
+  /** Tokens the result took in the prompt (its message overhead included). */
   readonly tokens: number;
   readonly characters: number;
 }
@@ -41,17 +41,19 @@ export function pruneToolOutput(
   tokens: TokenCounter,
 ): { readonly item: ToolResultItem; readonly saved: number } | undefined {
   if (isPrunedToolResult(item)) return undefined;
+  // Per-item counts are cached by id, so sizing old outputs costs no tokenizing; only the
+  // short placeholder is new text.
   const facts: PrunedToolOutput = {
     toolName: item.toolName,
     callId: item.callId,
     isError: item.isError,
-    tokens: tokens.countText(item.content),
+    tokens: tokens.countItem(item),
     characters: item.content.length,
   };
   const content = typeof placeholder === 'string' ? placeholder : placeholder(facts);
-  const saved = facts.tokens - tokens.countText(content);
-  if (saved <= 0) return undefined;
   // The chat spelling of the old output (its text-part split) does not describe the placeholder.
   const { chatShape: _stale, ...rest } = item;
-  return { item: deriveItem(item, { ...rest, content }, PRUNED_ID_PREFIX), saved };
+  const pruned = deriveItem(item, { ...rest, content }, PRUNED_ID_PREFIX);
+  const saved = facts.tokens - tokens.countItem(pruned);
+  return saved > 0 ? { item: pruned, saved } : undefined;
 }

@@ -41,7 +41,7 @@ export function pruneLargestToolResults({
           (entry): entry is { item: ToolResultItem; index: number } =>
             entry.item.kind === 'toolResult' && !isPrunedToolResult(entry.item),
         )
-        .map((entry) => ({ ...entry, size: tokens.countText(entry.item.content) }))
+        .map((entry) => ({ ...entry, size: tokens.countItem(entry.item) }))
         // Largest first; equal sizes oldest first, so the order is deterministic.
         .sort((left, right) => right.size - left.size || left.index - right.index);
 
