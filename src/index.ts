@@ -100,6 +100,7 @@ export {
   type SerializedError,
   safeListener,
   serializeError,
+  TELEMETRY_EVENT_TYPES,
   type TelemetryEvent,
   type TelemetryEventOf,
   type TelemetryEventType,

@@ -11,6 +11,7 @@ export { machineToMermaid } from './machine-diagram.js';
 export { runTurn } from './run-turn.js';
 export { serializeError } from './serialize-error.js';
 export type * from './telemetry-events.js';
+export { TELEMETRY_EVENT_TYPES } from './telemetry-events.js';
 export {
   createTelemetryHub,
   type ListenerErrorInfo,

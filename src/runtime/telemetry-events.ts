@@ -115,3 +115,21 @@ export type TelemetryEvent =
   | RunFinished;
 
 export type TelemetryEventType = TelemetryEvent['type'];
+
+/** Every telemetry event type, in the order a run usually emits them. */
+export const TELEMETRY_EVENT_TYPES = [
+  'RunStarted',
+  'InferenceStarted',
+  'InferenceDelta',
+  'InferenceFinished',
+  'InferenceFailed',
+  'ToolCallStarted',
+  'ToolCallFinished',
+  'MutationStarted',
+  'MutationFinished',
+  'CompactionStarted',
+  'CompactionFinished',
+  'CompactionFailed',
+  'EmergencyPruneApplied',
+  'RunFinished',
+] as const satisfies readonly TelemetryEventType[];

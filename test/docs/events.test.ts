@@ -1,0 +1,16 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { TELEMETRY_EVENT_TYPES } from '../../src/runtime/telemetry-events.js';
+
+const document = readFileSync(
+  join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'events.md'),
+  'utf8',
+);
+
+describe('docs/events.md', () => {
+  it.each(TELEMETRY_EVENT_TYPES)('documents %s under its own heading', (type) => {
+    expect(document).toContain(`\n## ${type}\n`);
+  });
+});
