@@ -13,6 +13,84 @@ export type {
   UserContent,
 } from '../machines/agent-loop.types.js';
 
+// Compaction.
+export { type ApplyCompactionOptions, applyCompaction } from './compaction/apply.js';
+export {
+  type CompactInput,
+  type CompactOutcome,
+  type Compactor,
+  type CompactorOptions,
+  createCompactor,
+  type EmergencyOutcome,
+  type EmergencyPruneInput,
+} from './compaction/compactor.js';
+export { pipeline } from './compaction/pipeline.js';
+export { dropFailedToolResults } from './compaction/strategies/drop-failed-tool-results.js';
+export {
+  type DropReasoningOptions,
+  dropReasoning,
+} from './compaction/strategies/drop-reasoning.js';
+export {
+  type EmergencyPruneOptions,
+  emergencyPrune,
+} from './compaction/strategies/emergency-prune.js';
+export { type KeepRecentOptions, keepRecent } from './compaction/strategies/keep-recent.js';
+export {
+  type PruneLargestToolResultsOptions,
+  pruneLargestToolResults,
+} from './compaction/strategies/prune-largest-tool-results.js';
+export {
+  type PruneToolResultsOptions,
+  pruneToolResults,
+} from './compaction/strategies/prune-tool-results.js';
+export {
+  type SummarizeOlderOptions,
+  summarizeOlder,
+} from './compaction/strategies/summarize-older.js';
+export {
+  type ExtractiveSummarizerOptions,
+  extractiveSummarizer,
+} from './compaction/summarizers/extractive.js';
+export { type OpenAISummarizerOptions, openAISummarizer } from './compaction/summarizers/openai.js';
+export {
+  createSummaryItem,
+  isSummaryItem,
+  SUMMARY_SECTIONS,
+  type SummaryItem,
+  type SummarySection,
+  validateSummaryText,
+} from './compaction/summary.js';
+export {
+  type ContextWindowTriggerOptions,
+  contextWindowTrigger,
+} from './compaction/triggers/context-window-trigger.js';
+export {
+  type ItemCountTriggerOptions,
+  itemCountTrigger,
+} from './compaction/triggers/item-count-trigger.js';
+export {
+  type TokenBudgetTriggerOptions,
+  tokenBudgetTrigger,
+} from './compaction/triggers/token-budget-trigger.js';
+export type {
+  CompactionBackend,
+  CompactionBudget,
+  CompactionContext,
+  CompactionRequest,
+  CompactionResult,
+  CompactionStrategy,
+  CompactionTrigger,
+  LoopMutator,
+  MutationInput,
+  MutationMarker,
+  MutationOutput,
+  MutationPoint,
+  SummaryRequest,
+  SummaryResult,
+  TriggerDecision,
+  TriggerInput,
+} from './compaction/types.js';
+
 // Errors.
 export {
   AbortedError,

@@ -16,7 +16,7 @@ const readFile = defineTool({
     (await import('node:fs/promises')).readFile(path, 'utf8'),
 });
 const loop = createAgentLoop({
-  model: openAIChatModel({ apiKey: process.env.OPENAI_API_KEY ?? '', model: 'gpt-4o-mini' }),
+  model: openAIChatModel({ apiKey: process.env['OPENAI_API_KEY'] ?? '', model: 'gpt-4o-mini' }),
   tools: [readFile],
   instructions: 'You are a careful coding assistant.',
   compactor: createCompactor({
