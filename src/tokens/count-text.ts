@@ -6,6 +6,8 @@ import type { LoadedEncoding } from './load-encoding.js';
  */
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
+const WHITESPACE = /\s/u;
+
 /**
  * gpt-tokenizer merges each pre-tokenizer piece in time quadratic in its length, so one long
  * piece (a megabyte of `=` or NUL bytes, a run of spaces) would take hours. Pieces up to this
@@ -56,7 +58,7 @@ export function createTextCounter({
   // A private copy: the library's pattern object is shared and `exec` moves its lastIndex.
   const pieces = new RegExp(splitPattern.source, splitPattern.flags);
 
-  const countOversizedPiece = (piece: string): number => {
+  const countOversized = (piece: string): number => {
     let tokens = 0;
     for (let start = 0; start < piece.length; ) {
       const end = cutBefore(piece, start + maxExactPieceLength);
@@ -69,9 +71,11 @@ export function createTextCounter({
   const countExact = (text: string): number => {
     if (text.length <= directCountLength) return countDirect(text);
     /*
-     * Cutting text at piece boundaries leaves every piece as it was (the pattern has no
-     * lookbehind and its only lookahead, `\s+(?!\S)`, holds at the end of input too), so the
-     * segments between oversized pieces are counted exactly.
+     * Cutting text at a piece boundary leaves every piece as it was, provided the text before
+     * the cut does not end in whitespace (the pattern has no lookbehind; only its whitespace
+     * rules, `\s+(?!\S)` and cl100k's `\s+$`, read the end of input differently). So the
+     * whitespace right before an oversized piece is counted with it, and the segments between
+     * are counted exactly.
      */
     let tokens = 0;
     let segmentStart = 0;
@@ -79,9 +83,12 @@ export function createTextCounter({
     for (let match = pieces.exec(text); match !== null; match = pieces.exec(text)) {
       const piece = match[0];
       if (piece.length <= maxExactPieceLength) continue;
-      tokens += countDirect(text.slice(segmentStart, match.index));
-      tokens += countOversizedPiece(piece);
-      segmentStart = match.index + piece.length;
+      let cut = match.index;
+      while (cut > segmentStart && WHITESPACE.test(text.charAt(cut - 1))) cut -= 1;
+      const end = match.index + piece.length;
+      tokens += countDirect(text.slice(segmentStart, cut));
+      tokens += countOversized(text.slice(cut, end));
+      segmentStart = end;
     }
     return tokens + countDirect(segmentStart === 0 ? text : text.slice(segmentStart));
   };
