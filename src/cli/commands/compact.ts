@@ -1,0 +1,145 @@
+import { basename, extname, resolve } from 'node:path';
+import { type Command, EXIT_OK } from '../command.js';
+import { DEFAULT_STRATEGIES, STRATEGY_CATALOG } from '../compact/strategy-catalog.js';
+import { encodingOption } from '../encoding-option.js';
+import {
+  COMMON_OPTIONS,
+  integerOption,
+  parseCommandLine,
+  requirePositionals,
+} from '../parse-command-line.js';
+import { UsageError } from '../usage-error.js';
+
+const name = 'compact';
+const usage =
+  'loopkeeper compact <transcript.json> [--strategy NAME ...] [--max-tokens N] [--target-tokens N] [--out FILE] [--json]';
+
+const options = {
+  ...COMMON_OPTIONS,
+  strategy: { type: 'string', multiple: true },
+  'max-tokens': { type: 'string' },
+  'target-tokens': { type: 'string' },
+  'protect-tokens': { type: 'string' },
+  out: { type: 'string' },
+  json: { type: 'boolean' },
+  encoding: { type: 'string' },
+} as const;
+
+const help = `Compact an OpenAI-format transcript offline and write the result with a before/after report.
+
+Usage: ${usage}
+
+The transcript is a JSON array of Chat Completions messages, or an object with a "messages"
+array (other fields are kept in the output). It must be protocol-valid: every tool call
+answered by exactly one tool message.
+
+Options:
+  --strategy NAME      a strategy to run, in order; repeat it or separate names with commas
+                       (default: ${DEFAULT_STRATEGIES.join(', ')})
+  --max-tokens N       the budget line the result must fit under (default 8192)
+  --target-tokens N    where compaction aims; strategies stop once reached (default 60% of max)
+  --protect-tokens N   recent tokens kept verbatim by pruneToolResults and summarizeOlder
+                       (default half the target)
+  --out FILE           where to write the compacted transcript; "-" writes it to stdout and
+                       the report to stderr (default <input name>.compacted.json in the
+                       current directory)
+  --json               print the report as JSON
+  --encoding NAME      token encoding: o200k_base (default) or cl100k_base
+  --verbose            show stack traces of errors
+  -h, --help           show this help
+
+Strategies:
+${Object.entries(STRATEGY_CATALOG)
+  .map(([strategy, entry]) => `  ${strategy.padEnd(24)} ${entry.description}`)
+  .join('\n')}
+
+Summaries use the extractive summarizer: offline, no model and no API key.
+Exit codes: 0 written, 1 the file is unreadable or not a valid transcript, 2 bad arguments.`;
+
+export const compactCommand: Command = {
+  name,
+  summary: 'compact an OpenAI-format transcript file offline',
+  usage,
+  help,
+  async run(args, context) {
+    const { values, positionals } = parseCommandLine({ command: name, args, options });
+    if (values.help) {
+      context.stdout.write(`${help}\n`);
+      return EXIT_OK;
+    }
+    const [input] = requirePositionals({
+      command: name,
+      positionals,
+      names: ['transcript.json'],
+    }) as [string];
+    const strategies = parseStrategies(values.strategy ?? [...DEFAULT_STRATEGIES]);
+    const maxTokens = integerOption({
+      command: name,
+      name: 'max-tokens',
+      value: values['max-tokens'],
+      fallback: 8192,
+    });
+    const targetTokens = integerOption({
+      command: name,
+      name: 'target-tokens',
+      value: values['target-tokens'],
+      fallback: Math.floor(maxTokens * 0.6),
+    });
+    if (targetTokens > maxTokens) {
+      throw new UsageError(
+        `--target-tokens (${targetTokens}) must not exceed --max-tokens (${maxTokens})`,
+        { command: name },
+      );
+    }
+    const protectTokens = integerOption({
+      command: name,
+      name: 'protect-tokens',
+      value: values['protect-tokens'],
+      fallback: Math.floor(targetTokens / 2),
+      minimum: 0,
+    });
+    const encoding = encodingOption({ command: name, value: values.encoding });
+    const inputPath = resolve(context.cwd, input);
+    const toStdout = values.out === '-';
+    const outputPath = toStdout
+      ? '-'
+      : resolve(
+          context.cwd,
+          values.out ?? `${basename(inputPath, extname(inputPath))}.compacted.json`,
+        );
+
+    // Loaded after parsing, so --help and usage errors answer without loading the tokenizer.
+    const { executeCompact } = await import('../compact/execute-compact.js');
+    return executeCompact(
+      {
+        input: inputPath,
+        output: outputPath,
+        strategies,
+        maxTokens,
+        targetTokens,
+        protectTokens,
+        encoding,
+        json: values.json === true,
+      },
+      context,
+    );
+  },
+};
+
+function parseStrategies(values: readonly string[]): string[] {
+  const names = values
+    .flatMap((value) => value.split(','))
+    .map((value) => value.trim())
+    .filter((value) => value !== '');
+  if (names.length === 0)
+    throw new UsageError('--strategy needs at least one name', { command: name });
+  for (const strategy of names) {
+    if (!Object.hasOwn(STRATEGY_CATALOG, strategy)) {
+      throw new UsageError(
+        `unknown strategy "${strategy}" (known: ${Object.keys(STRATEGY_CATALOG).join(', ')})`,
+        { command: name },
+      );
+    }
+  }
+  return names;
+}

@@ -1,0 +1,88 @@
+import { resolve } from 'node:path';
+import { type Command, EXIT_OK } from '../command.js';
+import {
+  COMMON_OPTIONS,
+  integerOption,
+  parseCommandLine,
+  requirePositionals,
+} from '../parse-command-line.js';
+import { UsageError } from '../usage-error.js';
+
+const name = 'demo';
+const usage = 'loopkeeper demo [--dir DIR] [--window TOKENS] [--inspect] [--json]';
+
+const options = {
+  ...COMMON_OPTIONS,
+  dir: { type: 'string' },
+  window: { type: 'string' },
+  transcripts: { type: 'string' },
+  inspect: { type: 'boolean' },
+  'inspect-port': { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+const help = `Replay five real agent transcripts as one long session, offline, and watch loopkeeper
+keep it inside a small context window.
+
+Usage: ${usage}
+
+The recorded assistant messages are the model's answers (a ScriptedModel), the recorded tool
+outputs come back through replay tools, and every recorded user message is one run of the loop.
+A compactor (structural tiers, then the offline extractive summarizer, then an emergency
+prune) keeps the effective history under the window. No network and no API key are needed.
+
+Options:
+  --dir DIR            where to write the session log (default: a new temporary directory)
+  --window TOKENS      the simulated context window in tokens (default 8192)
+  --transcripts DIR    replay the *.json transcripts of DIR instead of the bundled ones
+  --inspect            start the Stately inspector's local relay and publish the loop to it
+  --inspect-port PORT  port of the inspector relay (default 8080)
+  --json               print the summary as JSON on stdout (progress stays on stderr)
+  --verbose            show stack traces of errors
+  -h, --help           show this help
+
+Exit codes: 0 done, 1 the replay failed, 2 bad arguments.`;
+
+export const demoCommand: Command = {
+  name,
+  summary: 'replay real transcripts offline through a small context window',
+  usage,
+  help,
+  async run(args, context) {
+    const { values, positionals } = parseCommandLine({ command: name, args, options });
+    if (values.help) {
+      context.stdout.write(`${help}\n`);
+      return EXIT_OK;
+    }
+    requirePositionals({ command: name, positionals, names: [] });
+    const window = integerOption({
+      command: name,
+      name: 'window',
+      value: values.window,
+      fallback: 8192,
+      minimum: 1024,
+    });
+    const inspectPort = integerOption({
+      command: name,
+      name: 'inspect-port',
+      value: values['inspect-port'],
+      fallback: 8080,
+    });
+    if (values['inspect-port'] !== undefined && !values.inspect) {
+      throw new UsageError('--inspect-port needs --inspect', { command: name });
+    }
+    // Loaded after parsing, so --help and usage errors answer without loading the runtime.
+    const { executeDemo } = await import('../demo/execute-demo.js');
+    return executeDemo(
+      {
+        directory: values.dir === undefined ? undefined : resolve(context.cwd, values.dir),
+        window,
+        transcripts:
+          values.transcripts === undefined ? undefined : resolve(context.cwd, values.transcripts),
+        inspectPort: values.inspect ? inspectPort : undefined,
+        json: values.json === true,
+      },
+      context,
+    );
+  },
+};

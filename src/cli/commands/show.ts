@@ -1,0 +1,67 @@
+import { isValidSessionId } from '../../log/session-id.js';
+import { type Command, EXIT_OK } from '../command.js';
+import { encodingOption } from '../encoding-option.js';
+import { COMMON_OPTIONS, parseCommandLine, requirePositionals } from '../parse-command-line.js';
+import { DEFAULT_SESSION_DIRECTORY, locateSession } from '../session-location.js';
+import { UsageError } from '../usage-error.js';
+
+const name = 'show';
+const usage = 'loopkeeper show <session> [--dir DIR] [--json]';
+
+const options = {
+  ...COMMON_OPTIONS,
+  dir: { type: 'string' },
+  json: { type: 'boolean' },
+  encoding: { type: 'string' },
+} as const;
+
+const help = `Show the audit view of a session log: every run, item, usage report and compaction
+marker in order, which items each marker replaced and what it kept, and the effective
+history (what the model sees next) with token counts.
+
+Usage: ${usage}
+
+<session> is a session id (looked up in --dir) or the path of a session's .jsonl log, as
+printed by "loopkeeper demo" and "loopkeeper run".
+
+Options:
+  --dir DIR          directory of session logs (default ${DEFAULT_SESSION_DIRECTORY})
+  --json             print the audit as JSON
+  --encoding NAME    token encoding for counts: o200k_base (default) or cl100k_base
+  --verbose          show stack traces of errors
+  -h, --help         show this help
+
+Nothing is changed: the log is only read.
+Exit codes: 0 shown, 1 the log is missing or unreadable, 2 bad arguments.`;
+
+export const showCommand: Command = {
+  name,
+  summary: 'audit a session log: runs, items, usage, compaction markers',
+  usage,
+  help,
+  async run(args, context) {
+    const { values, positionals } = parseCommandLine({ command: name, args, options });
+    if (values.help) {
+      context.stdout.write(`${help}\n`);
+      return EXIT_OK;
+    }
+    const [session] = requirePositionals({ command: name, positionals, names: ['session'] }) as [
+      string,
+    ];
+    const encoding = encodingOption({ command: name, value: values.encoding });
+    const { directory, sessionId } = locateSession({
+      session,
+      directory: values.dir,
+      cwd: context.cwd,
+    });
+    if (!isValidSessionId(sessionId)) {
+      throw new UsageError(`"${sessionId}" is not a valid session id`, { command: name });
+    }
+    // Loaded after parsing, so --help and usage errors answer without loading the tokenizer.
+    const { executeShow } = await import('../show/execute-show.js');
+    return executeShow(
+      { location: { directory, sessionId }, encoding, json: values.json === true },
+      context,
+    );
+  },
+};

@@ -1,0 +1,50 @@
+import { readFile } from 'node:fs/promises';
+import { ConfigError } from '../../errors/config-error.js';
+import { fromChatMessages } from '../../transcript/from-chat-messages.js';
+import type { Item } from '../../transcript/types.js';
+import { messagesOf } from '../demo/load-recordings.js';
+
+/** A transcript file as read: its items, and how to write a result in the same shape. */
+export interface TranscriptFile {
+  readonly items: readonly Item[];
+  /** The messages in the input, for the before/after report. */
+  readonly messageCount: number;
+  /** The same file shape with other messages: an array stays an array, an object keeps its other fields. */
+  withMessages(messages: readonly unknown[]): unknown;
+}
+
+/**
+ * Reads an OpenAI-format transcript: a JSON array of chat messages, or an object with a
+ * `messages` array (like the bundled fixtures, whose `source` and `license` then travel with
+ * the result). A protocol-invalid transcript is refused with the `ProtocolError` listing why.
+ */
+export async function readTranscriptFile({ path }: { path: string }): Promise<TranscriptFile> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(
+      code === 'ENOENT'
+        ? `Transcript file not found: ${path}`
+        : `Cannot read ${path}: ${(error as Error).message}`,
+      { code: 'transcript_unreadable', cause: error },
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${path} is not valid JSON: ${(error as Error).message}`, {
+      code: 'invalid_transcript_file',
+      cause: error,
+    });
+  }
+  const messages = messagesOf(parsed);
+  return {
+    items: fromChatMessages(messages),
+    messageCount: messages.length,
+    withMessages: (next) =>
+      Array.isArray(parsed) ? next : { ...(parsed as object), messages: next },
+  };
+}

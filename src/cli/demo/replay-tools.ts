@@ -1,0 +1,30 @@
+import { defineTool } from '../../tools/define-tool.js';
+import type { ToolDefinition } from '../../tools/types.js';
+
+/**
+ * One tool per recorded tool name, each answering a call with the output recorded for that
+ * call id. The schema accepts any object: the recorded arguments are replayed as they were.
+ */
+export function createReplayTools({
+  toolNames,
+  outputs,
+}: {
+  toolNames: readonly string[];
+  outputs: ReadonlyMap<string, string>;
+}): ToolDefinition[] {
+  return toolNames.map((name) =>
+    defineTool({
+      name,
+      description: `Replays the recorded output of the "${name}" tool.`,
+      parameters: { type: 'object' },
+      execute: (_args, { callId }) => {
+        const output = outputs.get(callId);
+        if (output === undefined) {
+          // Thrown inside a tool, so the loop turns it into an error result the model reads.
+          throw new Error(`No recorded output for call ${callId}`);
+        }
+        return output;
+      },
+    }),
+  );
+}

@@ -1,0 +1,182 @@
+import { realpath, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ConfigError } from '../../errors/config-error.js';
+import { LoopkeeperError } from '../../errors/loopkeeper-error.js';
+import { FileSessionStore } from '../../log/file-store.js';
+import { openAIChatModel } from '../../model/openai-chat-model.js';
+import { type AgentLoopActor, createAgentLoop } from '../../runtime/create-agent-loop.js';
+import { runTurn } from '../../runtime/run-turn.js';
+import type { RunFinished } from '../../runtime/telemetry-events.js';
+import { createTelemetryHub } from '../../runtime/telemetry-hub.js';
+import { type CommandContext, EXIT_FAILURE, EXIT_OK } from '../command.js';
+import { startInspectorRelay } from '../inspector-relay.js';
+import { formatCount } from '../output/format.js';
+import { createRunCompactor, type SummarizerChoice } from './run-compactor.js';
+import { createWorkspaceTools } from './workspace-tools.js';
+
+/** What `loopkeeper run` decided from its command line and environment. */
+export interface RunSettings {
+  readonly task: string;
+  readonly model: string;
+  readonly apiKey: string;
+  readonly baseURL: string | undefined;
+  /** Session log directory, absolute. */
+  readonly directory: string;
+  /** How to show the directory again in hints: as the user typed it, or undefined for the default. */
+  readonly directoryArgument: string | undefined;
+  readonly sessionId: string | undefined;
+  readonly window: number;
+  /** The tools' working directory, absolute but not yet checked. */
+  readonly workingDirectory: string;
+  readonly summarizer: SummarizerChoice;
+  readonly maxSteps: number;
+  readonly inspectPort: number | undefined;
+}
+
+/**
+ * One task as a real session: the OpenAI chat adapter (streaming), the workspace tools, the
+ * compactor and the file store. The answer streams to stdout; tool calls, compactions and
+ * hints go to stderr so stdout holds only what the model said.
+ */
+export async function executeRun(settings: RunSettings, context: CommandContext): Promise<number> {
+  const { stderr } = context;
+  const style = context.style.stderr;
+  const note = (text: string) => stderr.write(`${style.dim(text)}\n`);
+  const root = await checkWorkingDirectory(settings.workingDirectory);
+  const relay =
+    settings.inspectPort === undefined
+      ? undefined
+      : await startInspectorRelay({ port: settings.inspectPort });
+  const store = new FileSessionStore({ directory: settings.directory });
+  try {
+    if (relay !== undefined) {
+      note(
+        `Inspector relay: ${relay.socketUrl}; open ${relay.pageUrl} in a browser to watch the loop.`,
+      );
+    }
+    const { model, apiKey, baseURL } = settings;
+    const loop = createAgentLoop({
+      model: openAIChatModel({
+        model,
+        apiKey,
+        ...(baseURL === undefined ? {} : { baseURL }),
+        stream: true,
+      }),
+      tools: createWorkspaceTools({ root }),
+      instructions: instructionsFor(root),
+      compactor: createRunCompactor({
+        window: settings.window,
+        summarizer: settings.summarizer,
+        model,
+        baseURL,
+        apiKey,
+      }),
+      store,
+      maxStepsPerRun: settings.maxSteps,
+      ...(settings.sessionId === undefined ? {} : { sessionId: settings.sessionId }),
+      ...(relay === undefined ? {} : { inspect: relay.inspect }),
+    });
+    const { sessionId } = loop.session;
+    note(
+      `Session ${sessionId} (${join(settings.directory, `${sessionId}.jsonl`)}), model ${model}${baseURL === undefined ? '' : ` at ${baseURL}`}, tools confined to ${root}`,
+    );
+    const stopEcho = echoTelemetry({ loop, context, note });
+    const interrupt = () => loop.send({ type: 'abort' });
+    process.once('SIGINT', interrupt);
+    loop.start();
+    let finished: RunFinished;
+    try {
+      finished = await runTurn(loop, settings.task);
+    } finally {
+      process.off('SIGINT', interrupt);
+      stopEcho();
+      loop.stop();
+    }
+    if (finished.outcome === 'completed') {
+      const directory =
+        settings.directoryArgument === undefined ? '' : ` --dir ${settings.directoryArgument}`;
+      note(
+        `Done in ${finished.steps} steps. Continue with --session ${sessionId}; audit with: loopkeeper show ${sessionId}${directory}`,
+      );
+      return EXIT_OK;
+    }
+    const reason =
+      finished.error === undefined
+        ? finished.outcome
+        : `${finished.error.name}: ${finished.error.message}`;
+    stderr.write(`${style.red(`loopkeeper run: the run ended ${finished.outcome}: ${reason}`)}\n`);
+    return EXIT_FAILURE;
+  } finally {
+    await store.close();
+    relay?.stop();
+  }
+}
+
+/** Streams answer text to stdout and notes tool calls and compactions on stderr; returns the stop function. */
+function echoTelemetry({
+  loop,
+  context,
+  note,
+}: {
+  loop: AgentLoopActor;
+  context: CommandContext;
+  note: (text: string) => void;
+}): () => void {
+  const { stdout } = context;
+  const hub = createTelemetryHub();
+  hub.attach(loop);
+  let midLine = false;
+  const endLine = () => {
+    if (midLine) stdout.write('\n');
+    midLine = false;
+  };
+  hub.on('InferenceDelta', (event) => {
+    stdout.write(event.delta);
+    midLine = !event.delta.endsWith('\n');
+  });
+  hub.on('ToolCallStarted', (event) => {
+    endLine();
+    const call = loop.session.pendingToolCalls.find((pending) => pending.id === event.callId);
+    note(`[tool] ${event.toolName} ${call?.arguments ?? ''}`);
+  });
+  hub.on('ToolCallFinished', (event) => {
+    if (event.isError) note(`[tool] ${event.toolName} failed (${event.callId})`);
+  });
+  hub.on('CompactionFinished', (event) => {
+    endLine();
+    note(
+      `[compaction] ${event.tier}: ${formatCount(event.tokensBefore)} -> ${formatCount(event.tokensAfter)} tokens (${event.strategies.join(', ') || 'no change'})`,
+    );
+  });
+  hub.on('EmergencyPruneApplied', (event) => {
+    endLine();
+    note(
+      `[emergency prune] ${formatCount(event.tokensBefore)} -> ${formatCount(event.tokensAfter)} tokens`,
+    );
+  });
+  return () => {
+    endLine();
+    hub.detachAll();
+  };
+}
+
+function instructionsFor(root: string): string {
+  return [
+    'You are a careful assistant that answers questions about the files in a working directory.',
+    `The working directory is ${root}. Use list_files, read_file and search_text to look at it; paths are relative to it.`,
+    'Read before you answer, cite the files you relied on, and say so when something is not in the files.',
+  ].join(' ');
+}
+
+async function checkWorkingDirectory(path: string): Promise<string> {
+  try {
+    if (!(await stat(path)).isDirectory()) throw new Error('not a directory');
+    return await realpath(path);
+  } catch (error) {
+    if (LoopkeeperError.isInstance(error)) throw error;
+    throw new ConfigError(`--cwd ${path} is not a readable directory`, {
+      code: 'invalid_cwd',
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,124 @@
+import { formatCount } from '../output/format.js';
+import type { Style } from '../output/style.js';
+import { renderTable } from '../output/table.js';
+import type { AuditItem } from './audit-item.js';
+import type { AuditEntry, MarkerAudit, SessionAudit } from './session-audit.js';
+
+/** The audit view as text: a header, every event in order, then the effective history. */
+export function renderSessionAudit({
+  audit,
+  path,
+  style,
+}: {
+  audit: SessionAudit;
+  path: string;
+  style: Style;
+}): string {
+  const { stats } = audit;
+  const lines: string[] = [
+    style.bold(`Session ${audit.sessionId}`),
+    `Log: ${path}`,
+    `${stats.runs} runs, ${stats.steps} model requests, ${stats.items} items (${formatCount(stats.fullHistoryTokens)} tokens), ${stats.compactions} compaction markers; ${formatCount(stats.tokensSent)} prompt tokens sent of ${formatCount(stats.tokensSeen)} without compaction.`,
+    '',
+    style.bold('Events'),
+  ];
+  for (const entry of audit.entries) lines.push(...renderEntry(entry, style));
+  lines.push(
+    '',
+    style.bold(
+      `Effective history: ${audit.effective.items.length} items, ${formatCount(audit.effective.tokens)} tokens`,
+    ),
+    renderTable({
+      columns: [
+        { header: '#', align: 'right' },
+        { header: 'kind' },
+        { header: 'id' },
+        { header: 'tokens', align: 'right' },
+        { header: 'content' },
+      ],
+      rows: audit.effective.items.map((item, index) => [
+        String(index + 1),
+        item.kind,
+        item.id,
+        formatCount(item.tokens),
+        describeItem(item),
+      ]),
+    }),
+  );
+  return lines.join('\n');
+}
+
+function renderEntry(entry: AuditEntry, style: Style): string[] {
+  const head = `#${entry.seq}`.padStart(6);
+  const time = style.dim(entry.at.slice(11, 23));
+  switch (entry.type) {
+    case 'run-started':
+      return [`${head} ${time} run started      ${entry.runId}`];
+    case 'run-finished': {
+      const error =
+        entry.error === undefined ? '' : `: ${entry.error.name}: ${entry.error.message}`;
+      const outcome =
+        entry.outcome === 'completed' ? style.green(entry.outcome) : style.red(entry.outcome);
+      return [
+        `${head} ${time} run finished     ${entry.runId} ${outcome} after ${entry.steps} steps${error}`,
+      ];
+    }
+    case 'usage-reported': {
+      const estimate =
+        entry.estimatedPromptTokens === undefined
+          ? ''
+          : ` (estimate ${formatCount(entry.estimatedPromptTokens)})`;
+      const cached =
+        entry.cachedTokens === undefined ? '' : `, cached ${formatCount(entry.cachedTokens)}`;
+      return [
+        `${head} ${time} usage            prompt ${formatCount(entry.promptTokens)}${estimate}, completion ${formatCount(entry.completionTokens)}${cached}, model ${entry.model}`,
+      ];
+    }
+    case 'items-appended':
+      return entry.items.map(
+        (item, index) =>
+          `${index === 0 ? `${head} ${time}` : ' '.repeat(head.length + 13)} item  ${item.kind.padEnd(10)} ${item.id} ${formatCount(item.tokens)} tokens  ${describeItem(item)}`,
+      );
+    case 'transcript-replaced':
+      return renderMarker(head, time, entry.marker, style);
+  }
+}
+
+function renderMarker(head: string, time: string, marker: MarkerAudit, style: Style): string[] {
+  const indent = ' '.repeat(head.length + 14);
+  const strategies = marker.strategies.length === 0 ? 'no strategy' : marker.strategies.join(', ');
+  const lines = [
+    `${head} ${time} ${style.yellow('compaction')}       tier ${marker.tier}, reason ${marker.reason}, ${strategies}: ${formatCount(marker.tokensBefore)} -> ${formatCount(marker.tokensAfter)} tokens, ${marker.itemsBefore} -> ${marker.itemsAfter} items (covers events through #${marker.throughSeq})`,
+  ];
+  if (marker.dropped.length > 0) {
+    lines.push(`${indent}replaced ${marker.dropped.length} items: ${idList(marker.dropped)}`);
+  }
+  for (const { original, copy } of marker.pruned) {
+    lines.push(
+      `${indent}pruned ${original.id} (${formatCount(original.tokens)} tokens) -> ${copy.id} (${formatCount(copy.tokens)} tokens)`,
+    );
+  }
+  for (const item of marker.added) {
+    lines.push(
+      `${indent}added ${item.kind} ${item.id} (${formatCount(item.tokens)} tokens)  ${describeItem(item)}`,
+    );
+  }
+  lines.push(
+    `${indent}kept ${marker.kept.length} items${marker.kept.length === 0 ? '' : `: ${marker.kept.join(', ')}`}`,
+  );
+  return lines;
+}
+
+function idList(items: readonly AuditItem[]): string {
+  return items.map((item) => item.id).join(', ');
+}
+
+function describeItem(item: AuditItem): string {
+  const parts: string[] = [];
+  if (item.kind === 'toolResult')
+    parts.push(`[${item.name ?? ''} ${item.callId ?? ''}${item.isError ? ' error' : ''}]`);
+  if (item.kind === 'context' && item.name !== undefined) parts.push(`[${item.name}]`);
+  if (item.preview !== '') parts.push(JSON.stringify(item.preview));
+  if (item.toolCalls !== undefined) parts.push(`-> ${item.toolCalls.join(', ')}`);
+  return parts.join(' ');
+}

@@ -1,0 +1,20 @@
+import { LoopkeeperError } from '../errors/loopkeeper-error.js';
+
+const marker = Symbol.for('loopkeeper.error.usage');
+
+/** The command line itself is wrong (unknown option, missing argument, bad value): exit code 2. */
+export class UsageError extends LoopkeeperError {
+  readonly [marker] = true;
+  /** The command whose usage line is shown with the error, when known. */
+  readonly command: string | undefined;
+
+  constructor(message: string, options?: { command?: string }) {
+    super('usage', message);
+    this.name = 'UsageError';
+    this.command = options?.command;
+  }
+
+  static override isInstance(value: unknown): value is UsageError {
+    return typeof value === 'object' && value !== null && marker in value;
+  }
+}
