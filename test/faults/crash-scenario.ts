@@ -1,0 +1,168 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { effectiveHistory } from '../../src/log/effective-history.js';
+import type { SessionEvent } from '../../src/log/events.js';
+import { FileSessionStore } from '../../src/log/file-store.js';
+import { openAgentLoop } from '../../src/runtime/create-agent-loop.js';
+import { runTurn } from '../../src/runtime/run-turn.js';
+import type { RunFinished } from '../../src/runtime/telemetry-events.js';
+import { ScriptedModel } from '../../src/testing/scripted-model.js';
+import type { TokenCounter } from '../../src/tokens/types.js';
+import { defineTool } from '../../src/tools/define-tool.js';
+import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+import { type FaultRow, keepsPrefix } from './fault-row.js';
+
+const helperPath = fileURLToPath(new URL('../support/child-loop.ts', import.meta.url));
+const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+interface ChildReport {
+  readonly type: 'tool-started' | 'run-finished';
+  readonly run: number;
+  readonly outcome?: string;
+  readonly lastSeq?: number;
+}
+
+/**
+ * Runs the child loop and kills it with SIGKILL at the first tool call after `completedRuns`
+ * runs have finished, so the kill lands in the middle of a run with a tool call open.
+ */
+function runChildAndKill({
+  directory,
+  sessionId,
+  completedRuns,
+}: {
+  readonly directory: string;
+  readonly sessionId: string;
+  readonly completedRuns: number;
+}): Promise<ChildReport[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', helperPath, directory, sessionId], {
+      cwd: repositoryRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const reports: ChildReport[] = [];
+    let pending = '';
+    let stderr = '';
+    let killed = false;
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      pending += chunk;
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        const report = JSON.parse(line) as ChildReport;
+        reports.push(report);
+        const finished = reports.filter((entry) => entry.type === 'run-finished').length;
+        if (!killed && report.type === 'tool-started' && finished >= completedRuns) {
+          killed = true;
+          child.kill('SIGKILL');
+        }
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on('error', reject);
+    // 'exit' comes after the child is reaped, so its pid is gone and its lock counts as stale.
+    child.on('exit', (code, signal) => {
+      if (signal === 'SIGKILL' && killed) resolve(reports);
+      else reject(new Error(`child loop exited early (code ${code}, signal ${signal}): ${stderr}`));
+    });
+  });
+}
+
+async function readEvents(store: FileSessionStore, sessionId: string): Promise<SessionEvent[]> {
+  const events: SessionEvent[] = [];
+  for await (const event of store.read(sessionId)) events.push(event);
+  return events;
+}
+
+export interface CrashResult {
+  readonly row: FaultRow;
+  readonly reports: readonly ChildReport[];
+  /** The log as the killed child left it. */
+  readonly beforeResume: readonly SessionEvent[];
+  /** The log after resuming and one more turn. */
+  readonly afterResume: readonly SessionEvent[];
+  readonly runsAtResume: number;
+  readonly resumed: RunFinished;
+}
+
+/**
+ * SIGKILLs a child process running a loop on the file store mid-run, then resumes the session
+ * with `openAgentLoop` on the same directory and session id and runs one more turn.
+ */
+export async function runCrashScenario(tokens: TokenCounter): Promise<CrashResult> {
+  const directory = await mkdtemp(join(tmpdir(), 'loopkeeper-sigkill-'));
+  const sessionId = 'crashed-session';
+  try {
+    const reports = await runChildAndKill({ directory, sessionId, completedRuns: 3 });
+    const store = new FileSessionStore({ directory });
+    try {
+      const beforeResume = await readEvents(store, sessionId);
+      const inspect = defineTool({
+        name: 'inspect',
+        description: 'Inspects a file slowly.',
+        parameters: {
+          type: 'object',
+          properties: { path: { type: 'string' } },
+          required: ['path'],
+        },
+        execute: ({ path }: { path: string }) => `contents of ${path}`,
+      });
+      const loop = await openAgentLoop({
+        model: new ScriptedModel({
+          tokens,
+          turns: [
+            { toolCalls: [{ name: 'inspect', arguments: { path: 'after-crash.txt' } }] },
+            { text: 'Resumed and done.' },
+          ],
+        }),
+        tools: [inspect],
+        store,
+        sessionId,
+        tokens,
+      });
+      const runsAtResume = loop.session.runs;
+      loop.start();
+      const resumed = await runTurn(loop, 'Carry on after the crash.');
+      loop.stop();
+      const afterResume = await readEvents(store, sessionId);
+      const history = effectiveHistory(afterResume);
+      const interrupted = afterResume.find(
+        (event) => event.type === 'run-finished' && event.error?.code === 'interrupted',
+      );
+      const lastReported = Math.max(
+        ...reports.flatMap((report) => (report.lastSeq === undefined ? [] : [report.lastSeq])),
+      );
+      return {
+        row: {
+          fault: 'SIGKILL of a child process mid-run, then resume',
+          // The killed run as the reopened log closed it; `nextTurn` is the resumed turn.
+          outcome: interrupted?.type === 'run-finished' ? interrupted.outcome : 'completed',
+          errorCode: interrupted?.type === 'run-finished' ? (interrupted.error?.code ?? '-') : '-',
+          handled: `reopened log closed the killed run; ${
+            reports.filter((report) => report.type === 'run-finished').length
+          } runs before the kill kept`,
+          logValid:
+            validateTranscript(history).length === 0 &&
+            JSON.stringify(history) === JSON.stringify(loop.session.items),
+          itemsKept: keepsPrefix(beforeResume, afterResume) && beforeResume.length >= lastReported,
+          nextTurn: resumed.outcome,
+        },
+        reports,
+        beforeResume,
+        afterResume,
+        runsAtResume,
+        resumed,
+      };
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,325 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeFaults } from '../../src/testing/fake-replies.js';
+import type { TokenCounter } from '../../src/tokens/types.js';
+import { defineTool } from '../../src/tools/define-tool.js';
+import { sharedTokenCounter } from '../support/loop-harness.js';
+import { runCrashScenario } from './crash-scenario.js';
+import { type FaultRow, faultMatrixTable } from './fault-row.js';
+import { type FaultResult, type FaultScenario, runFaultScenario } from './fault-scenario.js';
+import {
+  faultyBackend,
+  longAnswer,
+  type SummarizerFault,
+  summarizingCompactor,
+} from './summarizer-faults.js';
+
+let tokens: TokenCounter;
+const rows: FaultRow[] = [];
+
+beforeAll(async () => {
+  tokens = await sharedTokenCounter();
+});
+
+afterAll(() => {
+  // The matrix docs/reliability.md keeps; printed so a run shows it as it is today.
+  console.log(`\nFault matrix (${rows.length} faults)\n\n${faultMatrixTable(rows)}\n`);
+});
+
+const explode = defineTool({
+  name: 'explode',
+  description: 'Always throws.',
+  parameters: { type: 'object' },
+  execute: () => {
+    throw new Error('the disk is on fire');
+  },
+});
+
+const stall = defineTool({
+  name: 'stall',
+  description: 'Never answers and ignores its signal.',
+  parameters: { type: 'object' },
+  execute: () => new Promise(() => undefined),
+});
+
+const tenMegabytes = 10 * 1024 * 1024;
+const flood = defineTool({
+  name: 'flood',
+  description: 'Returns 10 MB of output.',
+  parameters: { type: 'object' },
+  execute: () => 'line of build output 0123456789 ok\n'.repeat(Math.ceil(tenMegabytes / 35)),
+});
+
+const waitForAbort = defineTool({
+  name: 'wait_for_abort',
+  description: 'Runs until the run is aborted.',
+  parameters: { type: 'object' },
+  execute: (_arguments, { signal }) =>
+    new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+});
+
+/** A row: its scenario and what the run it hit must end with. */
+interface MatrixCase extends FaultScenario {
+  readonly outcome: 'completed' | 'failed' | 'aborted';
+  readonly errorCode: string;
+  readonly check?: (result: FaultResult) => void;
+}
+
+function summarizerCase(fault: SummarizerFault, code: string): MatrixCase {
+  const backend = faultyBackend(fault);
+  return {
+    fault: `summarizer ${fault === 'sectionless' ? 'returns text without sections' : fault === 'empty' ? 'returns empty text' : fault === 'timeout' ? 'never answers (timeout)' : 'throws'}`,
+    replies: [{ text: longAnswer }],
+    compactor: () => summarizingCompactor(backend),
+    outcome: 'completed',
+    errorCode: '-',
+    check: ({ telemetry, logged }) => {
+      expect(backend.calls).toBeGreaterThan(0);
+      const failed = telemetry.find((event) => event.type === 'CompactionFailed');
+      expect(failed?.type === 'CompactionFailed' && failed.error.code).toBe(code);
+      expect(telemetry.some((event) => event.type === 'EmergencyPruneApplied')).toBe(true);
+      // The failed summary wrote no marker; only the emergency prune's marker is logged.
+      const markers = logged.filter((event) => event.type === 'transcript-replaced');
+      expect(markers.length).toBeGreaterThan(0);
+      expect(
+        markers.every(
+          (marker) => marker.type === 'transcript-replaced' && marker.tier === 'emergency',
+        ),
+      ).toBe(true);
+    },
+  };
+}
+
+const cases: readonly MatrixCase[] = [
+  {
+    fault: '429 with retry-after',
+    model: { maxRetries: 2 },
+    replies: [fakeFaults.rateLimited({ retryAfterSeconds: 0.05 }), { text: 'After the wait.' }],
+    outcome: 'completed',
+    errorCode: '-',
+    check: ({ requests }) => expect(requests).toBe(2),
+  },
+  {
+    fault: '500, then an answer',
+    model: { maxRetries: 2 },
+    replies: [
+      fakeFaults.httpError({
+        status: 500,
+        errorType: 'server_error',
+        message: 'The server had an error while processing your request.',
+        headers: { 'retry-after-ms': '20' },
+      }),
+      { text: 'Recovered.' },
+    ],
+    outcome: 'completed',
+    errorCode: '-',
+    check: ({ requests }) => expect(requests).toBe(2),
+  },
+  {
+    fault: '500 on every retry',
+    model: { maxRetries: 1 },
+    replies: [
+      fakeFaults.httpError({
+        status: 500,
+        errorType: 'server_error',
+        message: 'The server had an error.',
+        headers: { 'retry-after-ms': '20' },
+      }),
+      fakeFaults.httpError({ status: 500, errorType: 'server_error', message: 'Still down.' }),
+    ],
+    outcome: 'failed',
+    errorCode: 'model_server',
+    check: ({ requests }) => expect(requests).toBe(2),
+  },
+  {
+    fault: 'timeout (server hangs, timeout 200 ms)',
+    model: { timeout: 200 },
+    replies: [fakeFaults.hang()],
+    outcome: 'failed',
+    errorCode: 'model_timeout',
+  },
+  {
+    fault: 'connection reset',
+    replies: [fakeFaults.reset()],
+    outcome: 'failed',
+    errorCode: 'model_network',
+  },
+  {
+    fault: 'malformed JSON body',
+    replies: [fakeFaults.malformedJson()],
+    outcome: 'failed',
+    errorCode: 'model_invalid_response',
+  },
+  {
+    fault: 'truncated SSE stream (response ended)',
+    model: { stream: true },
+    replies: [fakeFaults.truncatedStream({ how: 'end' })],
+    outcome: 'failed',
+    errorCode: 'model_network',
+  },
+  {
+    fault: 'truncated SSE stream (socket destroyed)',
+    model: { stream: true },
+    replies: [fakeFaults.truncatedStream({ how: 'destroy' })],
+    outcome: 'failed',
+    errorCode: 'model_network',
+  },
+  {
+    fault: '400 context_length_exceeded',
+    replies: [fakeFaults.contextOverflow(), { text: 'Fits now.' }],
+    outcome: 'completed',
+    errorCode: '-',
+    check: ({ telemetry, logged }) => {
+      const started = telemetry.filter((event) => event.type === 'CompactionStarted');
+      expect(started.map((event) => event.type === 'CompactionStarted' && event.reason)).toEqual([
+        'overflow',
+      ]);
+      expect(logged.some((event) => event.type === 'transcript-replaced')).toBe(true);
+    },
+  },
+  {
+    fault: '413 payload too large',
+    replies: [fakeFaults.payloadTooLarge(), { text: 'Smaller now.' }],
+    outcome: 'completed',
+    errorCode: '-',
+    check: ({ telemetry }) => {
+      const started = telemetry.find((event) => event.type === 'CompactionStarted');
+      expect(started?.type === 'CompactionStarted' && started.reason).toBe('payload-too-large');
+    },
+  },
+  summarizerCase('error', 'summary_failed'),
+  summarizerCase('timeout', 'summary_timeout'),
+  summarizerCase('empty', 'summary_rejected'),
+  summarizerCase('sectionless', 'summary_rejected'),
+  {
+    fault: 'tool throws',
+    tools: [explode],
+    replies: [{ toolCalls: [{ name: 'explode', arguments: {} }] }, { text: 'The tool failed.' }],
+    outcome: 'completed',
+    errorCode: '-',
+    check: ({ appended }) => {
+      const result = appended.find((item) => item.kind === 'toolResult');
+      expect(result).toMatchObject({ isError: true });
+      expect(result?.kind === 'toolResult' && result.content).toContain('the disk is on fire');
+    },
+  },
+  {
+    fault: 'tool hangs past its timeout (100 ms)',
+    tools: [stall],
+    toolTimeoutMs: 100,
+    replies: [{ toolCalls: [{ name: 'stall', arguments: {} }] }, { text: 'It timed out.' }],
+    outcome: 'completed',
+    errorCode: '-',
+    check: ({ appended }) => {
+      const result = appended.find((item) => item.kind === 'toolResult');
+      expect(result).toMatchObject({ isError: true });
+      expect(result?.kind === 'toolResult' && result.content).toMatch(/timed out after 100 ms/);
+    },
+  },
+  {
+    fault: 'tool returns 10 MB',
+    tools: [flood],
+    replies: [{ toolCalls: [{ name: 'flood', arguments: {} }] }],
+    // The output sits in the exchange the model has not read yet, which compaction never prunes,
+    // and that exchange alone is over the budget: the run ends before sending 10 MB anywhere.
+    outcome: 'failed',
+    errorCode: 'context_overflow',
+    check: ({ appended, requests, telemetry }) => {
+      expect(requests).toBe(1);
+      expect(telemetry.some((event) => event.type === 'EmergencyPruneApplied' && !event.fits)).toBe(
+        true,
+      );
+      // The whole output is in the log all the same.
+      const result = appended.find((item) => item.kind === 'toolResult');
+      expect(result?.kind === 'toolResult' && result.content.length).toBeGreaterThanOrEqual(
+        tenMegabytes,
+      );
+    },
+  },
+  {
+    fault: 'abort mid-inference',
+    replies: [fakeFaults.hang()],
+    during: (loop) => {
+      const subscription = loop.on('InferenceStarted', () => {
+        subscription.unsubscribe();
+        setTimeout(() => loop.send({ type: 'abort' }), 20);
+      });
+    },
+    outcome: 'aborted',
+    errorCode: 'aborted',
+    check: ({ appended }) => expect(appended.map((item) => item.kind)).toEqual(['user']),
+  },
+  {
+    fault: 'abort mid-tool',
+    tools: [waitForAbort],
+    replies: [
+      {
+        toolCalls: [
+          { name: 'lookup', arguments: { word: 'fast' } },
+          { name: 'wait_for_abort', arguments: {} },
+        ],
+      },
+    ],
+    during: (loop) => {
+      const subscription = loop.on('ToolCallStarted', (event) => {
+        if (event.toolName !== 'wait_for_abort') return;
+        subscription.unsubscribe();
+        setTimeout(() => loop.send({ type: 'abort' }), 20);
+      });
+    },
+    outcome: 'aborted',
+    errorCode: 'aborted',
+    check: ({ appended }) => {
+      const results = appended.filter((item) => item.kind === 'toolResult');
+      expect(results).toHaveLength(2);
+      expect(results.every((item) => item.kind === 'toolResult' && item.isError)).toBe(true);
+    },
+  },
+];
+
+describe('fault matrix: createAgentLoop over openAIChatModel, the fake server and FileSessionStore', () => {
+  for (const matrixCase of cases) {
+    it(`${matrixCase.fault}: ends ${matrixCase.outcome} (${matrixCase.errorCode}), log valid, nothing lost`, async () => {
+      const result = await runFaultScenario(matrixCase, tokens);
+      rows.push(result.row);
+      expect(result.stateAfterFault).toBe('idle');
+      expect(result.row.outcome).toBe(matrixCase.outcome);
+      expect(result.row.errorCode).toBe(matrixCase.errorCode);
+      if (matrixCase.outcome !== 'completed') {
+        // A typed loopkeeper error: a known name and code, never the catch-all `unexpected`.
+        expect(result.finished.error?.code).not.toBe('unexpected');
+        expect(result.finished.error?.name).toMatch(/Error$/);
+      }
+      expect(result.row.logValid).toBe(true);
+      expect(result.row.itemsKept).toBe(true);
+      expect(result.row.nextTurn).toBe('completed');
+      matrixCase.check?.(result);
+    });
+  }
+
+  it('SIGKILL of a child process mid-run: resume on the same directory and session id, then one more turn', async () => {
+    const result = await runCrashScenario(tokens);
+    rows.push(result.row);
+    const finishedRuns = result.reports.filter((report) => report.type === 'run-finished');
+    expect(finishedRuns.length).toBeGreaterThanOrEqual(3);
+    expect(finishedRuns.every((report) => report.outcome === 'completed')).toBe(true);
+    // The kill came during a tool call of the next run: its run-started is in the log.
+    const started = result.beforeResume.filter((event) => event.type === 'run-started');
+    expect(started.length).toBe(finishedRuns.length + 1);
+    expect(result.runsAtResume).toBe(finishedRuns.length + 1);
+    expect(result.row.errorCode).toBe('interrupted');
+    expect(result.row.outcome).toBe('failed');
+    expect(result.resumed.outcome).toBe('completed');
+    expect(result.row.logValid).toBe(true);
+    expect(result.row.itemsKept).toBe(true);
+    // The open call of the killed run was answered when the session was reopened.
+    const reopened = result.afterResume.slice(result.beforeResume.length);
+    const synthetic = reopened.flatMap((event) =>
+      event.type === 'items-appended' ? event.items : [],
+    );
+    expect(
+      synthetic.some(
+        (item) => item.kind === 'toolResult' && item.isError && /interrupted/.test(item.content),
+      ),
+    ).toBe(true);
+  }, 60_000);
+});

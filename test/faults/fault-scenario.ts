@@ -1,0 +1,207 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Compactor } from '../../src/compaction/compactor.js';
+import { createCompactor } from '../../src/compaction/compactor.js';
+import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
+import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
+import { effectiveHistory } from '../../src/log/effective-history.js';
+import type { SessionEvent } from '../../src/log/events.js';
+import { FileSessionStore } from '../../src/log/file-store.js';
+import { openAIChatModel } from '../../src/model/openai-chat-model.js';
+import { type AgentLoopActor, openAgentLoop } from '../../src/runtime/create-agent-loop.js';
+import { runTurn } from '../../src/runtime/run-turn.js';
+import type { RunFinished, TelemetryEvent } from '../../src/runtime/telemetry-events.js';
+import { startFakeOpenAIServer } from '../../src/testing/fake-openai-server.js';
+import type { FakeReply } from '../../src/testing/fake-replies.js';
+import type { TokenCounter } from '../../src/tokens/types.js';
+import { defineTool } from '../../src/tools/define-tool.js';
+import type { AnyToolDefinition } from '../../src/tools/types.js';
+import type { Item } from '../../src/transcript/types.js';
+import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+import { whenIdle } from '../support/loop-harness.js';
+import { type FaultRow, keepsPrefix } from './fault-row.js';
+
+export const lookup = defineTool({
+  name: 'lookup',
+  description: 'Looks up a word.',
+  parameters: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'] },
+  execute: ({ word }: { word: string }) => `definition of ${word}: ${'meaning '.repeat(40)}`,
+});
+
+/** The warm-up turn every scenario starts with: a tool call, then an answer. */
+const warmUpReplies: readonly FakeReply[] = [
+  { toolCalls: [{ id: 'call_warm', name: 'lookup', arguments: { word: 'loop' } }] },
+  { text: `A loop repeats. ${'Some context for later. '.repeat(30)}` },
+];
+
+export interface FaultScenario {
+  readonly fault: string;
+  /** Replies of the faulty turn, queued after the warm-up; later requests get a plain answer. */
+  readonly replies: readonly FakeReply[];
+  readonly model?: {
+    readonly stream?: boolean;
+    readonly timeout?: number;
+    readonly maxRetries?: number;
+  };
+  readonly tools?: readonly AnyToolDefinition[];
+  readonly compactor?: (tokens: TokenCounter) => Compactor;
+  readonly toolTimeoutMs?: number;
+  /** Attached just before the faulty turn, e.g. to abort it at the right moment. */
+  readonly during?: (loop: AgentLoopActor) => void;
+}
+
+/** Everything a test needs to check one row beyond what the row itself says. */
+export interface FaultResult {
+  readonly row: FaultRow;
+  readonly finished: RunFinished;
+  /** State value of the actor once the faulty run ended. */
+  readonly stateAfterFault: unknown;
+  /** Telemetry of the faulty turn only. */
+  readonly telemetry: readonly TelemetryEvent[];
+  /** Items the faulty turn appended (from its `items-appended` events). */
+  readonly appended: readonly Item[];
+  /** Events the faulty turn logged. */
+  readonly logged: readonly SessionEvent[];
+  /** Model HTTP requests the faulty turn made, retries included. */
+  readonly requests: number;
+}
+
+/** A compactor that never fires on its own: it only answers provider refusals. */
+export function reactiveCompactor(): Compactor {
+  return createCompactor({
+    trigger: tokenBudgetTrigger({ maxTokens: 100_000 }),
+    backend: extractiveSummarizer(),
+    structural: { pruneToolResults: { protectRecentTokens: 0, minSavingsTokens: 10 } },
+    summary: { keepRecentTokens: 100 },
+  });
+}
+
+async function readEvents(directory: string, sessionId: string): Promise<SessionEvent[]> {
+  // A second store on the same directory: reading takes no lock, and proves the data is on disk.
+  const reader = new FileSessionStore({ directory });
+  const events: SessionEvent[] = [];
+  for await (const event of reader.read(sessionId)) events.push(event);
+  await reader.close();
+  return events;
+}
+
+/** What the loop visibly did about the fault: attempts, compactions, error results. */
+function describeHandling({
+  telemetry,
+  requests,
+  appended,
+}: {
+  telemetry: readonly TelemetryEvent[];
+  requests: number;
+  appended: readonly Item[];
+}): string {
+  const parts = [`${requests} HTTP request${requests === 1 ? '' : 's'}`];
+  for (const event of telemetry) {
+    if (event.type === 'CompactionStarted') parts.push(`compaction (${event.reason})`);
+    if (event.type === 'CompactionFinished') parts.push(`${event.tier} tier`);
+    if (event.type === 'CompactionFailed') parts.push(`summary refused: ${event.error.code}`);
+    if (event.type === 'EmergencyPruneApplied') {
+      parts.push(`emergency prune (${event.fits ? 'fits' : 'does not fit'})`);
+    }
+  }
+  const errorResults = appended.filter((item) => item.kind === 'toolResult' && item.isError);
+  const aborted = errorResults.filter((item) => /abort/i.test(JSON.stringify(item)));
+  if (aborted.length > 0) parts.push(`${aborted.length} synthetic aborted result(s)`);
+  if (errorResults.length > aborted.length) {
+    parts.push(`${errorResults.length - aborted.length} isError tool result(s)`);
+  }
+  return parts.join(', ');
+}
+
+/**
+ * Runs one row of the fault matrix over the real openai SDK, the fake server and a file store
+ * in a temp dir: a warm-up turn, the faulty turn, then one more turn. Cleans up after itself.
+ */
+export async function runFaultScenario(
+  scenario: FaultScenario,
+  tokens: TokenCounter,
+): Promise<FaultResult> {
+  const directory = await mkdtemp(join(tmpdir(), 'loopkeeper-fault-'));
+  const server = await startFakeOpenAIServer({
+    replies: warmUpReplies,
+    handler: () => ({ text: 'All good.' }),
+  });
+  const store = new FileSessionStore({ directory });
+  const sessionId = 'fault-session';
+  let loop: AgentLoopActor | undefined;
+  try {
+    loop = await openAgentLoop({
+      model: openAIChatModel({
+        baseURL: server.url,
+        apiKey: 'test-key',
+        model: 'gpt-test',
+        maxRetries: 0,
+        ...scenario.model,
+      }),
+      tools: [lookup, ...(scenario.tools ?? [])],
+      compactor: scenario.compactor?.(tokens) ?? reactiveCompactor(),
+      store,
+      sessionId,
+      tokens,
+      ...(scenario.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: scenario.toolTimeoutMs }),
+    });
+    const live = loop;
+    live.start();
+    const warmUp = await runTurn(live, 'What is a loop?');
+    if (warmUp.outcome !== 'completed') {
+      throw new Error(`warm-up turn ended ${warmUp.outcome}: ${warmUp.error?.message}`);
+    }
+    const before = await readEvents(directory, sessionId);
+    const requestsBefore = server.requests.length;
+
+    server.enqueue(...scenario.replies);
+    const telemetry: TelemetryEvent[] = [];
+    const recording = live.on('*', (event) => {
+      telemetry.push(event);
+    });
+    scenario.during?.(live);
+    const finished = await runTurn(live, 'Now something goes wrong.');
+    await whenIdle(live);
+    recording.unsubscribe();
+    const stateAfterFault = live.getSnapshot().value;
+    const requests = server.requests.length - requestsBefore;
+
+    const after = await readEvents(directory, sessionId);
+    const history = effectiveHistory(after);
+    const logValid =
+      validateTranscript(history).length === 0 &&
+      JSON.stringify(history) === JSON.stringify(live.session.items);
+    const logged = after.slice(before.length);
+    const appended = logged.flatMap((event) =>
+      event.type === 'items-appended' ? event.items : [],
+    );
+
+    const next = await runTurn(live, 'Are you still there?');
+    const final = await readEvents(directory, sessionId);
+    const finalValid = validateTranscript(effectiveHistory(final)).length === 0;
+
+    return {
+      row: {
+        fault: scenario.fault,
+        outcome: finished.outcome,
+        errorCode: finished.error?.code ?? '-',
+        handled: describeHandling({ telemetry, requests, appended }),
+        logValid: logValid && finalValid,
+        itemsKept: keepsPrefix(before, after) && keepsPrefix(after, final),
+        nextTurn: next.outcome,
+      },
+      finished,
+      stateAfterFault,
+      telemetry,
+      appended,
+      logged,
+      requests,
+    };
+  } finally {
+    loop?.stop();
+    await store.close();
+    await server.close();
+    await rm(directory, { recursive: true, force: true });
+  }
+}
