@@ -1,0 +1,248 @@
+import type { ActorLogic, AnyActorScope, ExecutableActionObject, SnapshotFrom } from 'xstate';
+import { createActor } from 'xstate';
+import type { AdjacencyValue, SerializedEvent } from 'xstate/graph';
+import { getAdjacencyMap } from 'xstate/graph';
+import type { AgentLoopEvent, AgentLoopInput } from '../../../machines/agent-loop.machine.js';
+import { agentLoopMachine } from '../../../machines/agent-loop.machine.js';
+import type { TelemetryEvent } from '../../../src/runtime/telemetry-events.js';
+import type { LoopEvent, Outcome } from './loop-outcomes.js';
+import {
+  abort,
+  actorOutcomes,
+  asMachineEvent,
+  isInvokingState,
+  userMessage,
+} from './loop-outcomes.js';
+
+export type LoopSnapshot = SnapshotFrom<typeof agentLoopMachine>;
+/** The real machine, or the real machine with an implementation swapped by `.provide()`. */
+export type LoopMachine = typeof agentLoopMachine;
+
+/** A loop configuration the proofs run against. */
+export interface LoopConfiguration {
+  readonly label: string;
+  readonly input: AgentLoopInput;
+  /** Also send one user message while a run is busy, to cover the queue. */
+  readonly queueWhileBusy: boolean;
+}
+
+/**
+ * Only the state and the counters the guards read. Everything else in context (run ids with
+ * timestamps, the run counter, usage, the last error) would make every state unique and the
+ * traversal endless, and none of it steers a transition.
+ */
+export function serializeLoopState(snapshot: LoopSnapshot): string {
+  const { context } = snapshot;
+  return JSON.stringify({
+    state: snapshot.value,
+    steps: context.steps,
+    consecutiveCompactions: context.consecutiveCompactions,
+    point: context.point,
+    mutatorIndex: context.mutatorIndex,
+    compactionReason: context.compactionReason,
+    queue: context.queue.length,
+  });
+}
+
+export function stateKeyOf(snapshot: LoopSnapshot): string {
+  if (typeof snapshot.value !== 'string') throw new Error('the loop machine has no nested states');
+  return snapshot.value;
+}
+
+/** The outcomes offered in a state: the user speaks in idle; busy states get every actor outcome. */
+export function outcomesFor({
+  snapshot,
+  configuration,
+}: {
+  snapshot: LoopSnapshot;
+  configuration: LoopConfiguration;
+}): readonly Outcome[] {
+  const stateKey = stateKeyOf(snapshot);
+  if (stateKey === 'idle') return [userMessage];
+  if (!isInvokingState(stateKey)) return [];
+  const outcomes = [...actorOutcomes[stateKey]];
+  if (snapshot.can(asMachineEvent(abort.event))) outcomes.push(abort);
+  if (configuration.queueWhileBusy && snapshot.context.queue.length === 0) {
+    outcomes.push(userMessage);
+  }
+  return outcomes;
+}
+
+/** What a step made observable: telemetry it emitted, and actors it started (state entries). */
+export type Observation =
+  | { readonly kind: 'emitted'; readonly event: TelemetryEvent }
+  | { readonly kind: 'invoked'; readonly source: string };
+
+export interface LoopEdge {
+  readonly from: string;
+  readonly outcome: Outcome;
+  readonly to: string;
+  readonly observations: readonly Observation[];
+}
+
+export interface LoopGraph {
+  readonly configuration: LoopConfiguration;
+  readonly initial: string;
+  readonly snapshots: ReadonlyMap<string, LoopSnapshot>;
+  readonly edges: ReadonlyMap<string, readonly LoopEdge[]>;
+  readonly edgeCount: number;
+}
+
+const outcomeLabels = new Map<LoopEvent, string>(
+  [...Object.values(actorOutcomes).flat(), userMessage, abort].map((outcome) => [
+    outcome.event,
+    outcome.label,
+  ]),
+);
+const outcomesByLabel = new Map<string, Outcome>(
+  [...Object.values(actorOutcomes).flat(), userMessage, abort].map((outcome) => [
+    outcome.label,
+    outcome,
+  ]),
+);
+
+/** Events are the shared outcome constants, so their label names them; errors do not stringify. */
+export function serializeLoopEvent(event: LoopEvent): string {
+  const label = outcomeLabels.get(event);
+  if (label === undefined) throw new Error(`event ${event.type} is not one of the outcomes`);
+  return label;
+}
+
+export function outcomeOfEvent(event: LoopEvent): Outcome {
+  const outcome = outcomesByLabel.get(serializeLoopEvent(event));
+  if (outcome === undefined) throw new Error(`event ${event.type} is not one of the outcomes`);
+  return outcome;
+}
+
+function observationsOf(actions: readonly ExecutableActionObject[]): Observation[] {
+  const observations: Observation[] = [];
+  for (const action of actions) {
+    const params = action.params as { event?: TelemetryEvent; src?: unknown } | undefined;
+    if (action.type === 'xstate.emit' && params?.event !== undefined) {
+      observations.push({ kind: 'emitted', event: params.event });
+    } else if (action.type === 'xstate.spawnChild' && typeof params?.src === 'string') {
+      observations.push({ kind: 'invoked', source: params.src });
+    }
+  }
+  return observations;
+}
+
+/**
+ * Like xstate's pure `transition()`, which returns the actions a step would execute instead of
+ * executing them; those carry the emitted telemetry and the actors started, in order. The pure
+ * function builds a fresh inert actor on every call, which dominates traversal time, so one
+ * recording scope is built once and reused: nothing runs, actions are only collected.
+ */
+const recorded: ExecutableActionObject[] = [];
+const inertSelf = createActor(agentLoopMachine, { input: { sessionId: 'model-based' } });
+const recordingScope: AnyActorScope = {
+  self: inertSelf,
+  id: '',
+  sessionId: '',
+  system: inertSelf.system,
+  logger: () => {},
+  defer: () => {},
+  emit: () => {},
+  stopChild: () => {},
+  actionExecutor: (action) => {
+    recorded.push(action);
+  },
+};
+
+export function observeStep({
+  snapshot,
+  event,
+  machine = agentLoopMachine,
+}: {
+  snapshot: LoopSnapshot;
+  event: LoopEvent;
+  machine?: LoopMachine;
+}): {
+  readonly next: LoopSnapshot;
+  readonly observations: readonly Observation[];
+} {
+  recorded.length = 0;
+  const next = machine.transition(snapshot, asMachineEvent(event), recordingScope);
+  return { next, observations: observationsOf(recorded) };
+}
+
+export function traversalOptions(configuration: LoopConfiguration) {
+  return {
+    input: configuration.input,
+    events: (snapshot: LoopSnapshot) =>
+      outcomesFor({ snapshot, configuration }).map((outcome) => asMachineEvent(outcome.event)),
+    serializeState: serializeLoopState,
+    serializeEvent: serializeLoopEvent,
+    // A guard against a serialization that stops abstracting: fail instead of running forever.
+    limit: 500_000,
+  };
+}
+
+/** Traverses the real machine with `xstate/graph` and annotates each edge with what it emits. */
+export function buildLoopGraph({
+  configuration,
+  machine = agentLoopMachine,
+}: {
+  configuration: LoopConfiguration;
+  machine?: LoopMachine;
+}): LoopGraph {
+  // `getAdjacencyMap` types its logic with the default emitted-event type, which a machine that
+  // declares its `emitted` telemetry does not match; the logic itself is the real machine.
+  const logic = machine as unknown as ActorLogic<LoopSnapshot, AgentLoopEvent, AgentLoopInput>;
+  const adjacency = getAdjacencyMap(logic, traversalOptions(configuration));
+  const snapshots = new Map<string, LoopSnapshot>();
+  const edges = new Map<string, LoopEdge[]>();
+  let edgeCount = 0;
+  for (const [from, value] of Object.entries(adjacency)) {
+    snapshots.set(from, value.state);
+    const outgoing: LoopEdge[] = [];
+    // The map's keys are branded strings, which `Object.values` cannot see through.
+    const transitions = Object.values(value.transitions) as AdjacencyValue<
+      LoopSnapshot,
+      AgentLoopEvent
+    >['transitions'][SerializedEvent][];
+    for (const { event, state } of transitions) {
+      const observed = observeStep({ snapshot: value.state, event, machine });
+      const to = serializeLoopState(state);
+      if (serializeLoopState(observed.next) !== to) {
+        throw new Error(`graph and pure transition disagree after ${from} --${event.type}-->`);
+      }
+      outgoing.push({
+        from,
+        outcome: outcomeOfEvent(event),
+        to,
+        observations: observed.observations,
+      });
+    }
+    edgeCount += outgoing.length;
+    edges.set(from, outgoing);
+  }
+  const [initialSnapshot] = Object.values(adjacency);
+  if (initialSnapshot === undefined) throw new Error('the traversal found no state');
+  return {
+    configuration,
+    initial: serializeLoopState(initialSnapshot.state),
+    snapshots,
+    edges,
+    edgeCount,
+  };
+}
+
+/** The snapshot right after the first user message: where every run begins. */
+export function runStart({ configuration }: { configuration: LoopConfiguration }): LoopSnapshot {
+  const initial = agentLoopMachine.getInitialSnapshot(recordingScope, configuration.input);
+  return observeStep({ snapshot: initial, event: userMessage.event }).next;
+}
+
+/**
+ * Options for `getSimplePaths` that list complete runs: from the run's start to `idle`, where
+ * traversal stops, so each path is one run the loop can take.
+ */
+export function completeRunOptions(configuration: LoopConfiguration) {
+  const isIdle = (snapshot: LoopSnapshot) => snapshot.value === 'idle';
+  return {
+    ...traversalOptions(configuration),
+    fromState: runStart({ configuration }),
+    toState: isIdle,
+  };
+}

@@ -1,0 +1,224 @@
+import type { LoopEdge, LoopGraph, LoopSnapshot, Observation } from './loop-graph.js';
+import { invokedActor } from './loop-outcomes.js';
+
+/**
+ * What the invariants remember along a path. Every field is bounded while the invariants hold,
+ * so the product of graph states and monitor states is finite and can be explored completely.
+ */
+export interface MonitorState {
+  /** The mutator whose MutationStarted has not been matched by a MutationFinished yet. */
+  readonly openMutation: string | null;
+  /** Compaction-state entries since the last successful inference or the start of the run. */
+  readonly sinceSuccess: number;
+  /** Compaction-state entries since `inferring` was last entered or the run began. */
+  readonly sinceInference: number;
+  /** A mutation in this run produced a transcript that failed validation. */
+  readonly invalidInRun: boolean;
+}
+
+export const initialMonitor: MonitorState = {
+  openMutation: null,
+  sinceSuccess: 0,
+  sinceInference: 0,
+  invalidInRun: false,
+};
+
+/** The largest counts one step produced, so a test can show the caps are actually reached. */
+export interface StepPeaks {
+  /** Consecutive compaction-state entries counted when `compacting` was entered. */
+  readonly atCompacting: number;
+  readonly sinceSuccess: number;
+  readonly sinceInference: number;
+  readonly mutationsStarted: number;
+}
+
+const sources = {
+  beginRun: invokedActor('starting').source,
+  callModel: invokedActor('inferring').source,
+  compact: invokedActor('compacting').source,
+  emergencyPrune: invokedActor('emergencyPruning').source,
+};
+const inferenceDone = `xstate.done.actor.${invokedActor('inferring').id}`;
+const mutationStates = new Set(['mutating', 'compacting', 'emergencyPruning']);
+
+interface Walk {
+  monitor: MonitorState;
+  peaks: StepPeaks;
+  readonly violations: string[];
+}
+
+function enterCompactionState(walk: Walk, isCompaction: boolean, cap: number): void {
+  const monitor = {
+    ...walk.monitor,
+    sinceSuccess: walk.monitor.sinceSuccess + 1,
+    sinceInference: walk.monitor.sinceInference + 1,
+  };
+  // `compacting` may only be entered below the cap; the emergency prune is the one extra entry.
+  const limit = isCompaction ? cap : cap + 1;
+  const state = isCompaction ? 'compacting' : 'emergencyPruning';
+  if (monitor.sinceSuccess > limit) {
+    walk.violations.push(
+      `${state} entered as consecutive compaction ${monitor.sinceSuccess}, cap ${cap}`,
+    );
+  }
+  if (monitor.sinceInference > cap + 1) {
+    walk.violations.push(
+      `${monitor.sinceInference} compaction-state entries between two inferences, cap ${cap}`,
+    );
+  }
+  walk.monitor = monitor;
+  walk.peaks = {
+    ...walk.peaks,
+    atCompacting: isCompaction
+      ? Math.max(walk.peaks.atCompacting, monitor.sinceSuccess)
+      : walk.peaks.atCompacting,
+    sinceSuccess: Math.max(walk.peaks.sinceSuccess, monitor.sinceSuccess),
+    sinceInference: Math.max(walk.peaks.sinceInference, monitor.sinceInference),
+  };
+}
+
+function observe(walk: Walk, observation: Observation, cap: number): void {
+  const { monitor, violations } = walk;
+  if (observation.kind === 'invoked') {
+    if (observation.source === sources.beginRun) {
+      if (monitor.openMutation !== null) {
+        violations.push(`a run started while ${monitor.openMutation} was still mutating`);
+      }
+      walk.monitor = initialMonitor;
+    } else if (observation.source === sources.callModel) {
+      if (monitor.invalidInRun) {
+        violations.push('inferring was entered after a mutation failed validation');
+      }
+      walk.monitor = { ...monitor, sinceInference: 0 };
+    } else if (observation.source === sources.compact) {
+      enterCompactionState(walk, true, cap);
+    } else if (observation.source === sources.emergencyPrune) {
+      enterCompactionState(walk, false, cap);
+    }
+    return;
+  }
+  const { event } = observation;
+  if (event.type === 'MutationStarted') {
+    if (monitor.openMutation !== null) {
+      violations.push(`${event.mutator} started before ${monitor.openMutation} finished`);
+    }
+    walk.monitor = { ...monitor, openMutation: event.mutator };
+    walk.peaks = { ...walk.peaks, mutationsStarted: walk.peaks.mutationsStarted + 1 };
+  } else if (event.type === 'MutationFinished') {
+    if (monitor.openMutation !== event.mutator) {
+      violations.push(
+        `${event.mutator} finished, but the open mutation was ${monitor.openMutation ?? 'none'}`,
+      );
+    }
+    walk.monitor = { ...monitor, openMutation: null };
+  } else if (event.type === 'CompactionStarted' && event.attempt > cap) {
+    violations.push(`CompactionStarted reports attempt ${event.attempt}, cap ${cap}`);
+  }
+}
+
+/**
+ * Advances the invariants over one edge and returns every broken one. `next` is the machine's
+ * snapshot after the edge, so its own counters can be checked against what was observed.
+ */
+export function advanceMonitor({
+  monitor,
+  edge,
+  next,
+  cap,
+}: {
+  monitor: MonitorState;
+  edge: Pick<LoopEdge, 'outcome' | 'observations'>;
+  next: LoopSnapshot;
+  cap: number;
+}): { readonly monitor: MonitorState; readonly peaks: StepPeaks; readonly violations: string[] } {
+  const walk: Walk = {
+    monitor,
+    peaks: { atCompacting: 0, sinceSuccess: 0, sinceInference: 0, mutationsStarted: 0 },
+    violations: [],
+  };
+  if (edge.outcome.event.type === inferenceDone) {
+    walk.monitor = { ...walk.monitor, sinceSuccess: 0 };
+  }
+  if (edge.outcome.invalidMutation) {
+    walk.monitor = { ...walk.monitor, invalidInRun: true };
+    if (next.value !== 'failing') {
+      walk.violations.push(`an invalid mutation led to ${String(next.value)}, not failing`);
+    }
+  }
+  for (const observation of edge.observations) observe(walk, observation, cap);
+
+  const counted = next.context.consecutiveCompactions;
+  if (counted !== walk.monitor.sinceSuccess) {
+    walk.violations.push(
+      `context counts ${counted} consecutive compactions, ${walk.monitor.sinceSuccess} were entered`,
+    );
+  }
+  const inMutationState = mutationStates.has(String(next.value));
+  if (inMutationState !== (walk.monitor.openMutation !== null)) {
+    walk.violations.push(
+      `in ${String(next.value)} the open mutation is ${walk.monitor.openMutation ?? 'none'}`,
+    );
+  }
+  return walk;
+}
+
+export interface ProductExploration {
+  /** Reachable pairs of (graph state, monitor state): every path of any length ends in one. */
+  readonly productStates: number;
+  readonly violations: readonly string[];
+  /** The largest counts seen on any path: equal to the caps when the caps are reachable. */
+  readonly peaks: StepPeaks;
+}
+
+/**
+ * Explores the product of the graph with the invariant monitor. A violation on any path of any
+ * length, across any number of runs, shows up as a violating edge here, so this checks every
+ * path rather than a sample. Each violation names the shortest path that shows it.
+ */
+export function exploreAllPaths({ graph }: { graph: LoopGraph }): ProductExploration {
+  const cap = graph.configuration.input.maxConsecutiveCompactions ?? 3;
+  const start = `${graph.initial}|${JSON.stringify(initialMonitor)}`;
+  const parents = new Map<string, { parent: string; label: string } | null>([[start, null]]);
+  const queue: { state: string; monitor: MonitorState; key: string }[] = [
+    { state: graph.initial, monitor: initialMonitor, key: start },
+  ];
+  const violations: string[] = [];
+  let peaks: StepPeaks = {
+    atCompacting: 0,
+    sinceSuccess: 0,
+    sinceInference: 0,
+    mutationsStarted: 0,
+  };
+  const witness = (key: string, last: string): string => {
+    const labels = [last];
+    for (let link = parents.get(key); link; link = parents.get(link.parent)) {
+      labels.unshift(link.label);
+    }
+    return labels.join(' → ');
+  };
+  for (let index = 0; index < queue.length; index++) {
+    const current = queue[index];
+    if (current === undefined) break;
+    for (const edge of graph.edges.get(current.state) ?? []) {
+      const next = graph.snapshots.get(edge.to);
+      if (next === undefined) throw new Error(`edge to unknown state ${edge.to}`);
+      const advanced = advanceMonitor({ monitor: current.monitor, edge, next, cap });
+      if (advanced.violations.length > 0) {
+        const path = witness(current.key, edge.outcome.label);
+        violations.push(`${advanced.violations.join('; ')} — path: ${path}`);
+        continue;
+      }
+      peaks = {
+        atCompacting: Math.max(peaks.atCompacting, advanced.peaks.atCompacting),
+        sinceSuccess: Math.max(peaks.sinceSuccess, advanced.peaks.sinceSuccess),
+        sinceInference: Math.max(peaks.sinceInference, advanced.peaks.sinceInference),
+        mutationsStarted: peaks.mutationsStarted + advanced.peaks.mutationsStarted,
+      };
+      const key = `${edge.to}|${JSON.stringify(advanced.monitor)}`;
+      if (parents.has(key)) continue;
+      parents.set(key, { parent: current.key, label: edge.outcome.label });
+      queue.push({ state: edge.to, monitor: advanced.monitor, key });
+    }
+  }
+  return { productStates: parents.size, violations, peaks };
+}

@@ -1,0 +1,216 @@
+import type { AgentLoopEvent } from '../../../machines/agent-loop.machine.js';
+import { agentLoopMachine } from '../../../machines/agent-loop.machine.js';
+import { ModelError } from '../../../src/errors/model-error.js';
+
+/** An event the loop can receive: a host event, or the completion or failure of an invoked actor. */
+export type LoopEvent =
+  | AgentLoopEvent
+  | { readonly type: `xstate.done.actor.${string}`; readonly output: unknown }
+  | { readonly type: `xstate.error.actor.${string}`; readonly error: unknown };
+
+/**
+ * The machine's declared event type only lists host events; XState itself delivers the actor
+ * completions, so graph traversal has to hand them in through the same door.
+ */
+export function asMachineEvent(event: LoopEvent): AgentLoopEvent {
+  return event as AgentLoopEvent;
+}
+
+/** One thing that can happen next: what an invoked actor answered, or what the host sent. */
+export interface Outcome {
+  readonly label: string;
+  readonly event: LoopEvent;
+  /** A mutation whose transcript broke the tool-call protocol: the loop must not infer next. */
+  readonly invalidMutation: boolean;
+}
+
+interface InvokedActor {
+  readonly id: string;
+  readonly source: string;
+}
+
+/** Reads the invoke definitions off the real machine, so renaming an actor cannot desync the tests. */
+function invokedActorOf(stateKey: string): InvokedActor {
+  const definition = agentLoopMachine.root.states[stateKey]?.invoke[0];
+  if (definition === undefined) throw new Error(`state "${stateKey}" invokes no actor`);
+  if (typeof definition.src !== 'string') {
+    throw new Error(`state "${stateKey}" invokes an inline actor; the tests need a named one`);
+  }
+  return { id: definition.id, source: definition.src };
+}
+
+const invokingStates = [
+  'starting',
+  'inferring',
+  'toolResult',
+  'mutating',
+  'checkingBudget',
+  'compacting',
+  'emergencyPruning',
+  'finishing',
+  'failing',
+  'aborting',
+] as const;
+type InvokingState = (typeof invokingStates)[number];
+
+const actors = new Map<string, InvokedActor>(
+  invokingStates.map((stateKey) => [stateKey, invokedActorOf(stateKey)]),
+);
+
+export function invokedActor(stateKey: InvokingState): InvokedActor {
+  const actor = actors.get(stateKey);
+  if (actor === undefined) throw new Error(`state "${stateKey}" is not an invoking state`);
+  return actor;
+}
+
+/** The actor source (the name given to `.provide({actors})`) behind a done or error event. */
+export function actorSourceOfEvent(event: LoopEvent): string | null {
+  const match = /^xstate\.(?:done|error)\.actor\.(.+)$/.exec(event.type);
+  if (match === null) return null;
+  for (const actor of actors.values()) {
+    if (actor.id === match[1]) return actor.source;
+  }
+  throw new Error(`no invoked actor has the id in "${event.type}"`);
+}
+
+function done(stateKey: InvokingState, label: string, output: unknown, invalid = false): Outcome {
+  return {
+    label: `${stateKey}: ${label}`,
+    event: { type: `xstate.done.actor.${invokedActor(stateKey).id}`, output },
+    invalidMutation: invalid,
+  };
+}
+
+function failed(stateKey: InvokingState, label: string, error: unknown): Outcome {
+  return {
+    label: `${stateKey}: ${label}`,
+    event: { type: `xstate.error.actor.${invokedActor(stateKey).id}`, error },
+    invalidMutation: false,
+  };
+}
+
+const usage = { promptTokens: 1200, completionTokens: 40 };
+const compactResult = { tier: 'summary', strategies: ['keepRecent'], durationMs: 3, metadata: {} };
+
+/** Every outcome each invoked actor can have, as listed in issue 5. */
+export const actorOutcomes: Readonly<Record<InvokingState, readonly Outcome[]>> = {
+  starting: [
+    done('starting', 'run begun', undefined),
+    failed('starting', 'store failed', new Error('store unavailable')),
+  ],
+  inferring: [
+    done('inferring', 'model answered with text', {
+      kind: 'final',
+      toolCalls: 0,
+      usage,
+      durationMs: 5,
+    }),
+    done('inferring', 'model answered with tool calls', {
+      kind: 'toolCalls',
+      toolCalls: 2,
+      usage,
+      durationMs: 5,
+    }),
+    failed(
+      'inferring',
+      'context overflow',
+      new ModelError('context_overflow', 'context_length_exceeded', { status: 400 }),
+    ),
+    failed(
+      'inferring',
+      'payload too large',
+      new ModelError('payload_too_large', 'request entity too large', { status: 413 }),
+    ),
+    failed(
+      'inferring',
+      'server error',
+      new ModelError('server', 'internal error', { status: 500 }),
+    ),
+  ],
+  toolResult: [
+    done('toolResult', 'tools done', { results: 2, errors: 0 }),
+    failed('toolResult', 'tool runner failed', new Error('tool runner crashed')),
+  ],
+  mutating: [
+    done('mutating', 'mutator clean', { dirty: false, valid: true, metadata: {} }),
+    done('mutating', 'mutator dirty and valid', { dirty: true, valid: true, metadata: {} }),
+    done(
+      'mutating',
+      'mutator dirty and invalid',
+      { dirty: true, valid: false, metadata: {}, problems: ['orphan tool result'] },
+      true,
+    ),
+    failed('mutating', 'mutator threw', new Error('mutator crashed')),
+  ],
+  checkingBudget: [
+    done('checkingBudget', 'within budget', { over: false, tokens: 900, basis: 'reported' }),
+    done('checkingBudget', 'over budget', { over: true, tokens: 9000, basis: 'estimate' }),
+    failed('checkingBudget', 'token counter failed', new Error('counter crashed')),
+  ],
+  compacting: [
+    done('compacting', 'compaction effective', {
+      status: 'effective',
+      tokensBefore: 9000,
+      tokensAfter: 3000,
+      ...compactResult,
+    }),
+    done('compacting', 'compaction ineffective', {
+      status: 'ineffective',
+      tokensBefore: 9000,
+      tokensAfter: 8800,
+      ...compactResult,
+    }),
+    done(
+      'compacting',
+      'compaction invalid',
+      { status: 'invalid', tokensBefore: 9000, tokensAfter: 3000, ...compactResult },
+      true,
+    ),
+    failed('compacting', 'summarizer failed', new Error('summarizer timed out')),
+  ],
+  emergencyPruning: [
+    done('emergencyPruning', 'prune fits', {
+      status: 'fits',
+      tokensBefore: 9000,
+      tokensAfter: 2000,
+      metadata: {},
+    }),
+    done('emergencyPruning', 'prune cannot fit', {
+      status: 'too-large',
+      tokensBefore: 9000,
+      tokensAfter: 8500,
+      metadata: {},
+    }),
+    done(
+      'emergencyPruning',
+      'prune invalid',
+      { status: 'invalid', tokensBefore: 9000, tokensAfter: 2000, metadata: {} },
+      true,
+    ),
+    failed('emergencyPruning', 'prune failed', new Error('prune crashed')),
+  ],
+  finishing: [
+    done('finishing', 'run recorded', undefined),
+    failed('finishing', 'recording failed', new Error('store unavailable')),
+  ],
+  failing: [
+    done('failing', 'failure recorded', undefined),
+    failed('failing', 'recording failed', new Error('store unavailable')),
+  ],
+  aborting: [
+    done('aborting', 'abort recorded', undefined),
+    failed('aborting', 'recording failed', new Error('store unavailable')),
+  ],
+};
+
+export const userMessage: Outcome = {
+  label: 'user message',
+  event: { type: 'user.message', content: 'please go on' },
+  invalidMutation: false,
+};
+
+export const abort: Outcome = { label: 'abort', event: { type: 'abort' }, invalidMutation: false };
+
+export function isInvokingState(stateKey: string): stateKey is InvokingState {
+  return (invokingStates as readonly string[]).includes(stateKey);
+}
