@@ -4,19 +4,9 @@ import { parseArgs } from 'node:util';
 import { type CliEnvironment, type Command, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { createStyle } from './output/style.js';
+import { OVERVIEW } from './overview.js';
 import { describeError, describeErrorVerbose } from './report-error.js';
 import { UsageError } from './usage-error.js';
-
-const overview = `loopkeeper: an LLM agent loop that keeps long sessions inside the context window.
-
-Usage: loopkeeper <command> [options]
-
-Commands:
-${COMMANDS.map((command) => `  ${command.name.padEnd(9)} ${command.summary}`).join('\n')}
-
-Run "loopkeeper <command> --help" for a command's options.
-Options: -h, --help (this text), --version, --verbose (stack traces on errors).
-Exit codes: 0 ok, 1 runtime failure, 2 usage error. NO_COLOR turns colour off.`;
 
 /**
  * Runs one command line and resolves with its exit code; never throws. Errors are printed as
@@ -61,7 +51,7 @@ export async function runCli({
         return EXIT_OK;
       }
       if (help === true) {
-        stdout.write(`${overview}\n`);
+        stdout.write(`${OVERVIEW}\n`);
         return EXIT_OK;
       }
       throw new UsageError('missing command');
@@ -70,7 +60,7 @@ export async function runCli({
     const rest = argv.slice(commandToken.index + 1);
     if (name === 'help') {
       const topic = COMMANDS.find((candidate) => candidate.name === rest[0]);
-      stdout.write(`${topic?.help ?? overview}\n`);
+      stdout.write(`${topic?.help ?? OVERVIEW}\n`);
       return EXIT_OK;
     }
     command = COMMANDS.find((candidate) => candidate.name === name);

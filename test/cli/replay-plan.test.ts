@@ -35,7 +35,10 @@ describe('buildReplayPlan', () => {
       (answer) => answer.toolCalls?.map((toolCall) => toolCall.id) ?? [],
     );
     expect(new Set(ids).size).toBe(2);
-    expect(ids.map((id) => plan.outputs.get(id ?? ''))).toEqual(['first output', 'second output']);
+    expect(ids.map((id) => plan.outputs.get(id ?? '')?.content)).toEqual([
+      'first output',
+      'second output',
+    ]);
     expect(plan.toolNames).toEqual(['bash']);
   });
 

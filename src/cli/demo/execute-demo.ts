@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CommandContext, EXIT_OK } from '../command.js';
 import type { InspectorRelay } from '../inspector-relay.js';
+import { loopkeeperCommand } from '../invocation.js';
 import { formatCount, formatPercent } from '../output/format.js';
 import { createProgressLine } from '../output/progress-line.js';
 import { waitForEnter } from '../wait-for-enter.js';
@@ -65,7 +66,7 @@ export async function executeDemo(
       stdout.write(`${JSON.stringify(demoSummaryJson(result), null, 2)}\n`);
     } else {
       stdout.write(`\n${style.bold('Summary')}\n${renderDemoSummary(result)}\n\n`);
-      stdout.write(`Audit the session: loopkeeper show ${result.logPath}\n`);
+      stdout.write(`Audit the session: ${loopkeeperCommand()} show ${result.logPath}\n`);
     }
     return EXIT_OK;
   } finally {

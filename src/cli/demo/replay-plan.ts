@@ -15,9 +15,15 @@ export interface ReplayPlan {
   /** The scripted model's answers, one per request, in order. */
   readonly answers: readonly ScriptedAnswer[];
   /** Recorded tool output by (session-unique) call id. */
-  readonly outputs: ReadonlyMap<string, string>;
+  readonly outputs: ReadonlyMap<string, RecordedOutput>;
   /** Every tool name the recordings call. */
   readonly toolNames: readonly string[];
+}
+
+/** What a tool answered in the recording. */
+export interface RecordedOutput {
+  readonly content: string;
+  readonly isError: boolean;
 }
 
 /** Said by the scripted model when a recorded turn stops on tool calls, so the run ends cleanly. */
@@ -36,7 +42,7 @@ export const CONTINUE_MESSAGE = 'Continue.';
 export function buildReplayPlan({ recordings }: { recordings: readonly Recording[] }): ReplayPlan {
   const turns: ReplayTurn[] = [];
   const answers: ScriptedAnswer[] = [];
-  const outputs = new Map<string, string>();
+  const outputs = new Map<string, RecordedOutput>();
   const toolNames = new Set<string>();
 
   recordings.forEach((recording, index) => {
@@ -65,7 +71,7 @@ export function buildReplayPlan({ recordings }: { recordings: readonly Recording
         needsClosingAnswer = answer.toolCalls !== undefined;
         if (!needsClosingAnswer) inTurn = false;
       } else if (item.kind === 'toolResult') {
-        outputs.set(`${prefix}${item.callId}`, item.content);
+        outputs.set(`${prefix}${item.callId}`, { content: item.content, isError: item.isError });
       }
     }
     closeTurn();

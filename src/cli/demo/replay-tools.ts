@@ -1,16 +1,18 @@
 import { defineTool } from '../../tools/define-tool.js';
 import type { ToolDefinition } from '../../tools/types.js';
+import type { RecordedOutput } from './replay-plan.js';
 
 /**
  * One tool per recorded tool name, each answering a call with the output recorded for that
  * call id. The schema accepts any object: the recorded arguments are replayed as they were.
+ * A recorded failure is thrown, so the session records it as an error result as the recording did.
  */
 export function createReplayTools({
   toolNames,
   outputs,
 }: {
   toolNames: readonly string[];
-  outputs: ReadonlyMap<string, string>;
+  outputs: ReadonlyMap<string, RecordedOutput>;
 }): ToolDefinition[] {
   return toolNames.map((name) =>
     defineTool({
@@ -23,7 +25,8 @@ export function createReplayTools({
           // Thrown inside a tool, so the loop turns it into an error result the model reads.
           throw new Error(`No recorded output for call ${callId}`);
         }
-        return output;
+        if (output.isError) throw new Error(output.content);
+        return output.content;
       },
     }),
   );

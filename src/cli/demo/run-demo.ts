@@ -128,9 +128,14 @@ export async function runDemo({
       progress.turn += 1;
       const finished = await runTurn(loop, turn.content);
       if (finished.outcome !== 'completed') {
+        // The loop never drops the latest user turn, so a window smaller than one recorded turn cannot work.
+        const hint =
+          finished.error?.name === 'ContextOverflowError'
+            ? ` The window is too small for this recording; try --window ${Math.max(8192, window * 2)}.`
+            : '';
         throw new LoopkeeperError(
           finished.error?.code ?? 'demo_run_failed',
-          `Replay turn ${progress.turn} (${turn.recording}) ended ${finished.outcome}: ${finished.error?.message ?? 'no error recorded'}`,
+          `Replay turn ${progress.turn} (${turn.recording}) ended ${finished.outcome}: ${finished.error?.message ?? 'no error recorded'}.${hint}`,
         );
       }
     }

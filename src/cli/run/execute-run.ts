@@ -10,6 +10,7 @@ import type { RunFinished } from '../../runtime/telemetry-events.js';
 import { createTelemetryHub } from '../../runtime/telemetry-hub.js';
 import { type CommandContext, EXIT_FAILURE, EXIT_OK } from '../command.js';
 import { startInspectorRelay } from '../inspector-relay.js';
+import { loopkeeperCommand } from '../invocation.js';
 import { formatCount } from '../output/format.js';
 import { createRunCompactor, type SummarizerChoice } from './run-compactor.js';
 import { createWorkspaceTools } from './workspace-tools.js';
@@ -96,7 +97,7 @@ export async function executeRun(settings: RunSettings, context: CommandContext)
       const directory =
         settings.directoryArgument === undefined ? '' : ` --dir ${settings.directoryArgument}`;
       note(
-        `Done in ${finished.steps} steps. Continue with --session ${sessionId}; audit with: loopkeeper show ${sessionId}${directory}`,
+        `Done in ${finished.steps} steps. Continue with --session ${sessionId}; audit with: ${loopkeeperCommand()} show ${sessionId}${directory}`,
       );
       return EXIT_OK;
     }
