@@ -1,0 +1,108 @@
+import type { UserContent } from '../../machines/agent-loop.types.js';
+import type { Compactor } from '../../src/compaction/compactor.js';
+import type { LoopMutator } from '../../src/compaction/types.js';
+import { effectiveHistory } from '../../src/log/effective-history.js';
+import type { SessionEvent } from '../../src/log/events.js';
+import { MemorySessionStore } from '../../src/log/memory-store.js';
+import type { SessionStore } from '../../src/log/store.js';
+import type { ModelAdapter } from '../../src/model/types.js';
+import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
+import { runTurn } from '../../src/runtime/run-turn.js';
+import type { RunFinished } from '../../src/runtime/telemetry-events.js';
+import type { TokenCounter } from '../../src/tokens/types.js';
+import type { AnyToolDefinition } from '../../src/tools/types.js';
+import type { Item } from '../../src/transcript/types.js';
+import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+import { keepsPrefix } from '../faults/fault-row.js';
+import { whenIdle } from '../support/loop-harness.js';
+
+export interface LoopProbeOptions {
+  /** Must answer the warm-up turn (`Hello.`) with its first answer. */
+  readonly model: ModelAdapter;
+  readonly tokens: TokenCounter;
+  /** The bad (or odd) message; default a plain request. */
+  readonly content?: unknown;
+  readonly tools?: readonly AnyToolDefinition[];
+  readonly compactor?: Compactor;
+  readonly mutators?: readonly LoopMutator[];
+  readonly toolTimeoutMs?: number;
+  readonly store?: SessionStore;
+}
+
+export interface LoopProbe {
+  /** The run the bad input went into. */
+  readonly finished: RunFinished;
+  /** One more, well-formed turn sent afterwards. */
+  readonly next: RunFinished;
+  /** The actor was back in `idle` with nothing queued after the bad run. */
+  readonly idle: boolean;
+  /** Events logged before the bad input are an unchanged prefix of the log after it. */
+  readonly kept: boolean;
+  /** The log's effective history validated right after the bad run. */
+  readonly logValid: boolean;
+  /** Items the bad run appended. */
+  readonly appended: readonly Item[];
+  readonly events: readonly SessionEvent[];
+}
+
+async function readEvents(store: SessionStore, sessionId: string): Promise<SessionEvent[]> {
+  const events: SessionEvent[] = [];
+  for await (const event of store.read(sessionId)) events.push(event);
+  return events;
+}
+
+/**
+ * Sends a warm-up turn, then the bad input, then one well-formed turn, and reports what the
+ * log and the actor looked like: the loop's side of every bad-input row.
+ */
+export async function probeLoop({
+  model,
+  tokens,
+  content = 'Do the thing.',
+  tools = [],
+  compactor,
+  mutators = [],
+  toolTimeoutMs,
+  store = new MemorySessionStore(),
+}: LoopProbeOptions): Promise<LoopProbe> {
+  const loop = createAgentLoop({
+    model,
+    tokens,
+    tools,
+    mutators,
+    store,
+    ...(compactor === undefined ? {} : { compactor }),
+    ...(toolTimeoutMs === undefined ? {} : { toolTimeoutMs }),
+  });
+  loop.start();
+  try {
+    const warmUp = await runTurn(loop, 'Hello.');
+    if (warmUp.outcome !== 'completed') {
+      throw new Error(`warm-up turn ended ${warmUp.outcome}: ${warmUp.error?.message}`);
+    }
+    const sessionId = loop.session.sessionId;
+    const before = await readEvents(store, sessionId);
+    const finished = await runTurn(loop, content as UserContent);
+    await whenIdle(loop);
+    const snapshot = loop.getSnapshot();
+    const idle = snapshot.value === 'idle' && snapshot.context.queue.length === 0;
+    const after = await readEvents(store, sessionId);
+    const logValid = validateTranscript(effectiveHistory(after)).length === 0;
+    const appended = after
+      .slice(before.length)
+      .flatMap((event) => (event.type === 'items-appended' ? event.items : []));
+    const next = await runTurn(loop, 'Thanks, carry on.');
+    const events = await readEvents(store, sessionId);
+    return {
+      finished,
+      next,
+      idle,
+      kept: keepsPrefix(before, after) && keepsPrefix(after, events),
+      logValid,
+      appended,
+      events,
+    };
+  } finally {
+    loop.stop();
+  }
+}
