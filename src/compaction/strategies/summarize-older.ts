@@ -54,17 +54,9 @@ export function summarizeOlder({
       }
 
       const folded = split.previousSummaries.map(summaryBody).join('\n\n').trim();
-      let summary: string | undefined;
-      let previousSummaryTruncated = false;
-      if (folded !== '') {
-        const fitted = fitPreviousSummary({
-          previousSummary: folded,
-          maxInputTokens: backend.maxInputTokens,
-          tokens,
-        });
-        summary = fitted.text;
-        previousSummaryTruncated = fitted.truncated;
-      }
+      let summary: string | undefined = folded === '' ? undefined : folded;
+      // How often a summary to fold forward had to be cut to leave room for conversation.
+      let summariesTruncated = 0;
 
       const chunker = createSummaryChunker({
         groups: atomicSpans(split.toSummarize).map(({ start, end }) =>
@@ -76,6 +68,15 @@ export function summarizeOlder({
       let calls = 0;
       let truncatedItems = 0;
       while (!chunker.done()) {
+        if (summary !== undefined) {
+          const fitted = fitPreviousSummary({
+            previousSummary: summary,
+            maxInputTokens: backend.maxInputTokens,
+            tokens,
+          });
+          summary = fitted.text;
+          if (fitted.truncated) summariesTruncated += 1;
+        }
         const chunk = chunker.next(summary);
         truncatedItems += chunk.truncatedItems;
         calls += 1;
@@ -113,7 +114,7 @@ export function summarizeOlder({
           itemsChanged: 0,
           truncatedItems,
           foldedPreviousSummary: split.previousSummaries.length > 0,
-          previousSummaryTruncated,
+          summariesTruncated,
           keptLatestRequest: split.pinned.length > 0,
           summaryTokens: tokens.countItem(summaryItem),
           tokensBefore,

@@ -29,6 +29,8 @@ function sliceWithin({
   }
 }
 
+const shortCutMark = '[… cut for the summary …]';
+
 /**
  * `text` cut to about `maxTokens`, keeping its head and its tail (a failure usually shows at the
  * end of an output) with a note in between saying how much was left out.
@@ -45,6 +47,8 @@ export function truncateTextToTokens({
   const total = textTokens ?? tokens.countText(text);
   if (total <= maxTokens) return text;
   const noteTokens = 24;
+  // Too little room for a head, a tail and the note: a bare mark says something was here.
+  if (maxTokens < noteTokens + 8) return shortCutMark;
   const room = Math.max(0, maxTokens - noteTokens);
   const headTokens = Math.ceil((room * 2) / 3);
   const head = sliceWithin({ text, maxTokens: headTokens, tokens, from: 'start' });
@@ -54,9 +58,18 @@ export function truncateTextToTokens({
   return `${head}\n[… about ${omitted} tokens left out of this item for the summary …]\n${tail}`;
 }
 
+/** Marks the id of an item copy cut down for summarizer input. */
+export const TRUNCATED_ID_SUFFIX = '#truncated';
+
+/** Fields this small are left as they are: cutting them would save nothing. */
+const minimumFieldTokens = 12;
+
 type TextField = 'content' | 'text' | 'arguments' | 'reasoning';
 
-function largestField(item: Item): { field: TextField; index: number; text: string } | undefined {
+function largestField(
+  item: Item,
+  tokens: TokenCounter,
+): { field: TextField; index: number; text: string; tokens: number } | undefined {
   const candidates: { field: TextField; index: number; text: string }[] = [];
   if (item.kind === 'toolResult')
     candidates.push({ field: 'content', index: 0, text: item.content });
@@ -79,7 +92,12 @@ function largestField(item: Item): { field: TextField; index: number; text: stri
       candidates.push({ field: 'arguments', index, text: call.arguments });
     });
   }
-  return candidates.sort((left, right) => right.text.length - left.text.length)[0];
+  // Fields already down to the bare mark cannot shrink further.
+  return candidates
+    .filter((candidate) => candidate.text !== shortCutMark)
+    .map((candidate) => ({ ...candidate, tokens: tokens.countText(candidate.text) }))
+    .filter((candidate) => candidate.tokens > minimumFieldTokens)
+    .sort((left, right) => right.tokens - left.tokens)[0];
 }
 
 function withField(item: Item, field: TextField, index: number, text: string): Item {
@@ -126,7 +144,8 @@ export interface ShrinkItemOptions {
 /**
  * A copy of `item` for summarizer input only, with its largest texts cut (head and tail kept,
  * a note in between) until it measures within `maxTokens`; undefined when even cut to the bone
- * it does not fit. The copy is never put into a transcript.
+ * it does not fit. The copy is never put into a transcript; its id gets a `#truncated` suffix
+ * because ids name immutable content (token counts are cached by id).
  */
 export function shrinkItemForSummary({
   item,
@@ -135,16 +154,15 @@ export function shrinkItemForSummary({
   measure,
 }: ShrinkItemOptions): Item | undefined {
   let current = item;
-  const minimumFieldTokens = 16;
-  for (let attempt = 0; attempt < 32; attempt += 1) {
+  for (let attempt = 0; attempt < 64; attempt += 1) {
     const size = measure(current);
     if (size <= maxTokens) return current;
-    const largest = largestField(current);
+    const largest = largestField(current, tokens);
     if (largest === undefined) return undefined;
-    const fieldTokens = tokens.countText(largest.text);
-    const target = Math.max(minimumFieldTokens, fieldTokens - (size - maxTokens) - 32);
-    if (target >= fieldTokens) return undefined;
-    current = withField(
+    const fieldTokens = largest.tokens;
+    // Rendering adds per-line quoting, so the field shrinks by the ratio rather than the excess.
+    const target = Math.min(fieldTokens - 1, Math.floor((fieldTokens * maxTokens) / size) - 32);
+    const changed = withField(
       current,
       largest.field,
       largest.index,
@@ -155,6 +173,9 @@ export function shrinkItemForSummary({
         textTokens: fieldTokens,
       }),
     );
+    current = changed.id.endsWith(TRUNCATED_ID_SUFFIX)
+      ? changed
+      : { ...changed, id: `${changed.id}${TRUNCATED_ID_SUFFIX}` };
   }
   return measure(current) <= maxTokens ? current : undefined;
 }

@@ -1,0 +1,405 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { applyCompaction } from '../../src/compaction/apply.js';
+import { type Compactor, createCompactor } from '../../src/compaction/compactor.js';
+import { pipeline } from '../../src/compaction/pipeline.js';
+import { dropReasoning } from '../../src/compaction/strategies/drop-reasoning.js';
+import { pruneToolResults } from '../../src/compaction/strategies/prune-tool-results.js';
+import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
+import { isSummaryItem } from '../../src/compaction/summary.js';
+import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
+import type {
+  CompactionBackend,
+  CompactionStrategy,
+  CompactionTrigger,
+} from '../../src/compaction/types.js';
+import { CompactionError } from '../../src/errors/compaction-error.js';
+import { ConcurrencyError } from '../../src/errors/concurrency-error.js';
+import { effectiveHistory } from '../../src/log/effective-history.js';
+import type { SessionEvent } from '../../src/log/events.js';
+import { MemorySessionStore } from '../../src/log/memory-store.js';
+import { createTokenCounter } from '../../src/tokens/index.js';
+import type { TokenCounter } from '../../src/tokens/types.js';
+import { fromChatMessages } from '../../src/transcript/from-chat-messages.js';
+import type { Item } from '../../src/transcript/types.js';
+import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+import { loadTranscriptFixtures } from '../support/transcripts.js';
+
+/** The five real transcripts as one long session; call ids get a per-file prefix to stay unique. */
+function concatenatedSession(): Item[] {
+  return loadTranscriptFixtures().flatMap((fixture, file) =>
+    fromChatMessages(fixture.messages).map((item): Item => {
+      if (item.kind === 'toolResult') return { ...item, callId: `f${file}_${item.callId}` };
+      if (item.kind === 'assistant' && item.toolCalls !== undefined) {
+        return {
+          ...item,
+          toolCalls: item.toolCalls.map((call) => ({ ...call, id: `f${file}_${call.id}` })),
+        };
+      }
+      return item;
+    }),
+  );
+}
+
+/** A backend that counts its calls and delegates to the extractive summarizer. */
+function countingBackend(): { backend: CompactionBackend; calls: () => number } {
+  const extractive = extractiveSummarizer();
+  let calls = 0;
+  return {
+    calls: () => calls,
+    backend: {
+      name: 'counting-extractive',
+      maxInputTokens: Number.POSITIVE_INFINITY,
+      summarize(request) {
+        calls += 1;
+        return extractive.summarize(request);
+      },
+    },
+  };
+}
+
+function faultyBackend(summarize: CompactionBackend['summarize']): CompactionBackend {
+  return { name: 'faulty', maxInputTokens: 100_000, summarize };
+}
+
+const faults: readonly (readonly [string, CompactionBackend, string])[] = [
+  [
+    'throws',
+    faultyBackend(async () => {
+      throw new Error('summarizer crashed');
+    }),
+    'summary_failed',
+  ],
+  ['hangs past its timeout', faultyBackend(() => new Promise(() => undefined)), 'summary_timeout'],
+  ['returns empty text', faultyBackend(async () => ({ text: '' })), 'summary_rejected'],
+  [
+    'returns text without the sections',
+    faultyBackend(async () => ({ text: 'A nice paragraph about the session, with no headings.' })),
+    'summary_rejected',
+  ],
+];
+
+function signal(): AbortSignal {
+  return new AbortController().signal;
+}
+
+let tokens: TokenCounter;
+let session: Item[];
+let sessionTokens: number;
+/** Tokens after the structural tier alone, run all the way. */
+let structuralTokens: number;
+
+/** A trigger that fires on the whole session, aiming at `targetTokens`. */
+function triggerAimingAt(targetTokens: number): CompactionTrigger {
+  const maxTokens = sessionTokens - 1;
+  return tokenBudgetTrigger({ maxTokens, targetRatio: Math.min(1, targetTokens / maxTokens) });
+}
+
+beforeAll(async () => {
+  tokens = await createTokenCounter();
+  session = concatenatedSession();
+  sessionTokens = tokens.count(session);
+  const structural = await pipeline(dropReasoning(), pruneToolResults()).apply(
+    { transcript: session, reason: 'threshold', budget: { maxTokens: 0, targetTokens: 0 } },
+    { tokens, signal: signal() },
+  );
+  structuralTokens = tokens.count(structural.transcript);
+});
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the promise to reject');
+}
+
+async function storeWithSession(): Promise<{ store: MemorySessionStore; seq: number }> {
+  const store = new MemorySessionStore();
+  const written = await store.append('s1', [{ type: 'items-appended', items: session }], {
+    expectedSeq: 0,
+  });
+  return { store, seq: written.at(-1)?.seq ?? 0 };
+}
+
+async function readAll(store: MemorySessionStore): Promise<SessionEvent[]> {
+  const events: SessionEvent[] = [];
+  for await (const event of store.read('s1')) events.push(event);
+  return events;
+}
+
+/** What the loop machine does: compact; on a summary failure, the emergency prune instead. */
+async function compactLikeTheLoop(compactor: Compactor, store: MemorySessionStore, seq: number) {
+  const input = { transcript: session, tokens, reason: 'threshold' as const, signal: signal() };
+  let outcome: Awaited<ReturnType<Compactor['compact']>>;
+  let failure: unknown;
+  try {
+    outcome = await compactor.compact(input);
+  } catch (error) {
+    failure = error;
+    outcome = await compactor.emergencyPrune(input);
+  }
+  await applyCompaction({
+    store,
+    sessionId: 's1',
+    expectedSeq: seq,
+    previous: session,
+    outcome,
+    reason: 'threshold',
+  });
+  return { outcome, failure };
+}
+
+describe('createCompactor', () => {
+  it('has real work to do: the session is large and the structural tier alone saves something', () => {
+    expect(sessionTokens).toBeGreaterThan(40_000);
+    expect(structuralTokens).toBeLessThan(sessionTokens);
+  });
+
+  it('does nothing while the trigger does not fire', async () => {
+    const { backend, calls } = countingBackend();
+    const compactor = createCompactor({
+      trigger: tokenBudgetTrigger({ maxTokens: 1_000_000 }),
+      backend,
+    });
+    const output = await compactor.mutate({
+      transcript: session,
+      tokens,
+      point: 'AfterToolResult',
+      signal: signal(),
+    });
+    expect(output.dirty).toBe(false);
+    expect(calls()).toBe(0);
+    expect(compactor.evaluate({ transcript: session, tokens }).fire).toBe(false);
+  });
+
+  it('stops at the structural tier when it reaches the target: the backend is never called', async () => {
+    const { backend, calls } = countingBackend();
+    const compactor = createCompactor({ trigger: triggerAimingAt(structuralTokens + 50), backend });
+    const outcome = await compactor.compact({
+      transcript: session,
+      tokens,
+      reason: 'threshold',
+      signal: signal(),
+    });
+    expect(outcome.tier).toBe('structural');
+    expect(outcome.strategies).toContain('pruneToolResults');
+    expect(outcome.strategies).not.toContain('summarizeOlder');
+    expect(outcome.effective).toBe(true);
+    expect(outcome.tokensAfter).toBeLessThanOrEqual(structuralTokens + 50);
+    expect(outcome.tokensBefore).toBe(sessionTokens);
+    expect(calls()).toBe(0);
+    expect(validateTranscript(outcome.transcript)).toEqual([]);
+  });
+
+  it('summarizes only when the structural tier is not enough', async () => {
+    const { backend, calls } = countingBackend();
+    const compactor = createCompactor({
+      trigger: triggerAimingAt(Math.floor(structuralTokens / 2)),
+      backend,
+    });
+    const outcome = await compactor.compact({
+      transcript: session,
+      tokens,
+      reason: 'threshold',
+      signal: signal(),
+    });
+    expect(outcome.tier).toBe('summary');
+    expect(outcome.strategies.at(-1)).toBe('summarizeOlder');
+    expect(calls()).toBe(1);
+    expect(outcome.effective).toBe(true);
+    const first = outcome.transcript[0];
+    expect(first !== undefined && isSummaryItem(first)).toBe(true);
+    expect(validateTranscript(outcome.transcript)).toEqual([]);
+    expect(outcome.metadata).toHaveProperty('trigger.basis', 'estimate');
+  });
+
+  it('without a backend it never summarizes: under the trigger line it is effective, above it not', async () => {
+    const underLine = await createCompactor({ trigger: triggerAimingAt(1_000) }).compact({
+      transcript: session,
+      tokens,
+      reason: 'threshold',
+      signal: signal(),
+    });
+    expect(underLine.tier).toBe('structural');
+    expect(underLine.tokensAfter).toBeGreaterThan(1_000);
+    expect(underLine.effective).toBe(true);
+
+    const overLine = await createCompactor({
+      trigger: tokenBudgetTrigger({ maxTokens: structuralTokens - 100, targetRatio: 0.5 }),
+    }).compact({ transcript: session, tokens, reason: 'threshold', signal: signal() });
+    expect(overLine.tier).toBe('structural');
+    expect(overLine.effective).toBe(false);
+  });
+
+  describe.each(faults)('when the summarizer %s', (_fault, backend, code) => {
+    const compactorFor = () =>
+      createCompactor({
+        trigger: triggerAimingAt(Math.floor(structuralTokens / 2)),
+        backend,
+        summaryTimeoutMs: 50,
+      });
+
+    it('compact() throws a CompactionError for the caller to fall back on', async () => {
+      const error = await rejection(
+        compactorFor().compact({
+          transcript: session,
+          tokens,
+          reason: 'threshold',
+          signal: signal(),
+        }),
+      );
+      expect(CompactionError.isInstance(error)).toBe(true);
+      expect((error as CompactionError).code).toBe(code);
+    });
+
+    it('mutate() falls back to the emergency prune and returns a valid transcript', async () => {
+      const output = await compactorFor().mutate({
+        transcript: session,
+        tokens,
+        point: 'AfterTurnEnded',
+        signal: signal(),
+      });
+      expect(output.dirty).toBe(true);
+      if (!output.dirty) return;
+      expect(validateTranscript(output.transcript)).toEqual([]);
+      expect(output.marker?.tier).toBe('emergency');
+      expect(output.marker?.tokensAfter).toBeLessThan(sessionTokens);
+      expect(output.metadata).toHaveProperty('summaryError.code', code);
+      const latestUser = session.findLast((item) => item.kind === 'user');
+      expect(output.transcript).toContain(latestUser);
+    });
+
+    it('the session log gets exactly one marker, for the emergency prune, none for the failed summary', async () => {
+      const { store, seq } = await storeWithSession();
+      const { outcome, failure } = await compactLikeTheLoop(compactorFor(), store, seq);
+      expect(CompactionError.isInstance(failure)).toBe(true);
+      const events = await readAll(store);
+      const markers = events.filter((event) => event.type === 'transcript-replaced');
+      expect(markers).toHaveLength(1);
+      expect(markers[0]).toMatchObject({ tier: 'emergency', throughSeq: seq, reason: 'threshold' });
+      expect(effectiveHistory(events).map((item) => item.id)).toEqual(
+        outcome.transcript.map((item) => item.id),
+      );
+      expect(validateTranscript(effectiveHistory(events))).toEqual([]);
+    });
+  });
+
+  it('mutate() goes on to the emergency prune when a compaction leaves the transcript over the trigger line', async () => {
+    const maxTokens = structuralTokens - 100;
+    const output = await createCompactor({
+      trigger: tokenBudgetTrigger({ maxTokens, targetRatio: 0.5 }),
+    }).mutate({ transcript: session, tokens, point: 'AfterToolResult', signal: signal() });
+    expect(output.dirty).toBe(true);
+    if (!output.dirty) return;
+    expect(output.marker?.tier).toBe('emergency');
+    expect(output.marker?.strategies).toEqual(
+      expect.arrayContaining(['pruneToolResults', 'emergencyPrune']),
+    );
+    expect(output.marker?.tokensAfter).toBeLessThanOrEqual(maxTokens);
+    expect(validateTranscript(output.transcript)).toEqual([]);
+  });
+
+  it('records a successful summary as one marker whose projection is the compacted transcript', async () => {
+    const { store, seq } = await storeWithSession();
+    const compactor = createCompactor({
+      trigger: triggerAimingAt(Math.floor(structuralTokens / 2)),
+      backend: extractiveSummarizer(),
+    });
+    const { outcome, failure } = await compactLikeTheLoop(compactor, store, seq);
+    expect(failure).toBeUndefined();
+    const events = await readAll(store);
+    const markers = events.filter((event) => event.type === 'transcript-replaced');
+    expect(markers).toHaveLength(1);
+    expect(markers[0]).toMatchObject({ tier: 'summary', tokensAfter: outcome.tokensAfter });
+    expect(effectiveHistory(events)).toEqual(outcome.transcript);
+  });
+
+  it('applyCompaction writes nothing when another writer moved the session on', async () => {
+    const { store, seq } = await storeWithSession();
+    await store.append('s1', [{ type: 'items-appended', items: [] }], { expectedSeq: seq });
+    const compactor = createCompactor({ trigger: triggerAimingAt(structuralTokens + 50) });
+    const outcome = await compactor.compact({
+      transcript: session,
+      tokens,
+      reason: 'threshold',
+      signal: signal(),
+    });
+    const error = await rejection(
+      applyCompaction({
+        store,
+        sessionId: 's1',
+        expectedSeq: seq,
+        previous: session,
+        outcome,
+        reason: 'threshold',
+      }),
+    );
+    expect(ConcurrencyError.isInstance(error)).toBe(true);
+    expect((await readAll(store)).some((event) => event.type === 'transcript-replaced')).toBe(
+      false,
+    );
+  });
+
+  it('prunes the largest tool outputs first after a payload-too-large refusal', async () => {
+    const compactor = createCompactor({ trigger: tokenBudgetTrigger({ maxTokens: 1_000_000 }) });
+    const outcome = await compactor.compact({
+      transcript: session,
+      tokens,
+      reason: 'payload-too-large',
+      signal: signal(),
+    });
+    expect(outcome.strategies[0]).toBe('pruneLargestToolResults');
+    expect(outcome.tokensAfter).toBeLessThan(outcome.tokensBefore);
+    expect(validateTranscript(outcome.transcript)).toEqual([]);
+  });
+
+  it('compacts after a provider overflow even when its own trigger does not fire', async () => {
+    const compactor = createCompactor({ trigger: tokenBudgetTrigger({ maxTokens: 1_000_000 }) });
+    const output = await compactor.mutate({
+      transcript: session,
+      tokens,
+      point: 'BeforeInference',
+      reason: 'overflow',
+      signal: signal(),
+    });
+    expect(output.dirty).toBe(true);
+    if (output.dirty) {
+      expect(output.marker?.reason).toBe('overflow');
+      expect(output.marker?.tokensAfter).toBeLessThan(sessionTokens);
+    }
+  });
+
+  it('runs a given strategy in place of the structural tier', async () => {
+    let applied = 0;
+    const dropOldest: CompactionStrategy = {
+      name: 'keepSecondHalf',
+      async apply({ transcript }) {
+        applied += 1;
+        const start = transcript.findIndex(
+          (item, index) => index >= transcript.length / 2 && item.kind === 'user',
+        );
+        return { transcript: transcript.slice(start), metadata: {} };
+      },
+    };
+    const compactor = createCompactor({
+      trigger: triggerAimingAt(sessionTokens - 2),
+      strategy: dropOldest,
+    });
+    const outcome = await compactor.compact({
+      transcript: session,
+      tokens,
+      reason: 'threshold',
+      signal: signal(),
+    });
+    expect(applied).toBe(1);
+    expect(outcome.strategies).toEqual(['keepSecondHalf']);
+    expect(outcome.tier).toBe('structural');
+  });
+
+  it('is a LoopMutator with a name and the three mutation points', () => {
+    const compactor = createCompactor({ trigger: tokenBudgetTrigger() });
+    expect(compactor.name).toBe('compactor');
+    expect(compactor.points).toEqual(['AfterToolResult', 'AfterTurnEnded', 'BeforeInference']);
+  });
+});

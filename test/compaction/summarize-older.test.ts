@@ -1,0 +1,388 @@
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { summarizeOlder } from '../../src/compaction/strategies/summarize-older.js';
+import { summaryInputTokens } from '../../src/compaction/summarizers/chunk-input.js';
+import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
+import {
+  createSummaryItem,
+  isSummaryItem,
+  SUMMARY_PREAMBLE,
+  summaryBody,
+  validateSummaryText,
+} from '../../src/compaction/summary.js';
+import type {
+  CompactionBackend,
+  CompactionContext,
+  CompactionRequest,
+  SummaryRequest,
+} from '../../src/compaction/types.js';
+import { AbortedError } from '../../src/errors/aborted-error.js';
+import { CompactionError } from '../../src/errors/compaction-error.js';
+import { createTokenCounter } from '../../src/tokens/index.js';
+import type { TokenCounter } from '../../src/tokens/types.js';
+import { fromChatMessages } from '../../src/transcript/from-chat-messages.js';
+import type { Item } from '../../src/transcript/types.js';
+import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+import { validTranscriptArbitrary } from '../support/arbitraries.js';
+import { loadTranscriptFixtures } from '../support/transcripts.js';
+
+interface RecordedCall {
+  readonly items: readonly Item[];
+  readonly previousSummary: string | undefined;
+  readonly inputTokens: number;
+  readonly text: string;
+}
+
+/** A backend that measures what each call is given, then answers with a small valid summary. */
+function recordingBackend(maxInputTokens: number, tokens: TokenCounter) {
+  const calls: RecordedCall[] = [];
+  const backend: CompactionBackend = {
+    name: 'recording',
+    maxInputTokens,
+    async summarize({ transcript, previousSummary }: SummaryRequest) {
+      const seen = calls.reduce((total, call) => total + call.items.length, 0) + transcript.length;
+      const text = [
+        '## Goal',
+        '- Keep the session going.',
+        '## Decisions and constraints',
+        '- None.',
+        '## Progress',
+        `- Chunk ${calls.length + 1}; ${seen} items summarized so far.`,
+        '## Files and artifacts',
+        '- None.',
+        '## Errors seen',
+        '- None.',
+        '## Next step',
+        '- Continue.',
+      ].join('\n');
+      calls.push({
+        items: transcript,
+        previousSummary,
+        inputTokens: summaryInputTokens({ transcript, previousSummary, tokens }),
+        text,
+      });
+      return { text };
+    },
+  };
+  return { backend, calls };
+}
+
+/** The five real transcripts as one long session; call ids get a per-file prefix to stay unique. */
+function concatenatedSession(): Item[] {
+  return loadTranscriptFixtures().flatMap((fixture, file) =>
+    fromChatMessages(fixture.messages).map((item): Item => {
+      if (item.kind === 'toolResult') return { ...item, callId: `f${file}_${item.callId}` };
+      if (item.kind === 'assistant' && item.toolCalls !== undefined) {
+        return {
+          ...item,
+          toolCalls: item.toolCalls.map((call) => ({ ...call, id: `f${file}_${call.id}` })),
+        };
+      }
+      return item;
+    }),
+  );
+}
+
+function request(transcript: readonly Item[]): CompactionRequest {
+  return { transcript, reason: 'threshold', budget: { maxTokens: 1_000_000, targetTokens: 1 } };
+}
+
+function context(
+  tokens: TokenCounter,
+  backend?: CompactionBackend,
+  signal = new AbortController().signal,
+): CompactionContext {
+  return backend === undefined ? { tokens, signal } : { tokens, backend, signal };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the promise to reject');
+}
+
+function validSummary(label: string): string {
+  return `## Goal\n- ${label}\n## Decisions and constraints\n- None.\n## Progress\n- None.\n## Files and artifacts\n- None.\n## Errors seen\n- None.\n## Next step\n- None.`;
+}
+
+let tokens: TokenCounter;
+beforeAll(async () => {
+  tokens = await createTokenCounter();
+});
+
+describe('summarizeOlder', () => {
+  it('summarizes input 5x the backend limit in chunks: no call exceeds it, each folds the summary before it forward', async () => {
+    const earlier = createSummaryItem(validSummary('An earlier goal from before this session.'));
+    const session = [earlier, ...concatenatedSession()];
+    const keepRecentTokens = 2_000;
+    // Find the part that will be summarized, then size the backend so that part is 5x its limit.
+    const probe = recordingBackend(Number.POSITIVE_INFINITY, tokens);
+    await summarizeOlder({ keepRecentTokens }).apply(
+      request(session),
+      context(tokens, probe.backend),
+    );
+    const partTokens = summaryInputTokens({ transcript: probe.calls[0]?.items ?? [], tokens });
+    const limit = Math.floor(partTokens / 5);
+    expect(partTokens).toBeGreaterThanOrEqual(5 * limit);
+
+    const { backend, calls } = recordingBackend(limit, tokens);
+    const result = await summarizeOlder({ keepRecentTokens }).apply(
+      request(session),
+      context(tokens, backend),
+    );
+
+    expect(calls.length).toBeGreaterThanOrEqual(5);
+    for (const call of calls) expect(call.inputTokens).toBeLessThanOrEqual(limit);
+    expect(calls[0]?.previousSummary).toBe(summaryBody(earlier));
+    calls.slice(1).forEach((call, index) => {
+      expect(call.previousSummary).toBe(calls[index]?.text);
+    });
+    // Every item of the part reached the backend exactly once, in order.
+    expect(calls.flatMap((call) => call.items.map((item) => item.id))).toEqual(
+      probe.calls[0]?.items.map((item) => item.id),
+    );
+
+    const output = result.transcript;
+    expect(validateTranscript(output)).toEqual([]);
+    const first = output[0];
+    expect(first !== undefined && isSummaryItem(first)).toBe(true);
+    expect(first?.kind === 'context' && first.text.startsWith(SUMMARY_PREAMBLE)).toBe(true);
+    expect(first?.kind === 'context' && summaryBody(first)).toBe(calls.at(-1)?.text);
+    expect(output.filter((item) => item.kind === 'context' && isSummaryItem(item))).toHaveLength(1);
+    expect(tokens.count(output)).toBeLessThan(tokens.count(session));
+    expect(result.metadata).toMatchObject({
+      calls: calls.length,
+      foldedPreviousSummary: true,
+      backend: 'recording',
+    });
+  });
+
+  it('cuts a single item larger than the limit, keeping its head and tail, and says so', async () => {
+    const huge = Array.from({ length: 3_000 }, (_, line) => `line ${line}: value ${line * 7}`).join(
+      '\n',
+    );
+    const transcript: Item[] = [
+      { kind: 'user', id: 'u1', content: 'Dump the table.' },
+      {
+        kind: 'assistant',
+        id: 'a1',
+        toolCalls: [{ id: 'c1', name: 'bash', arguments: '{"command":"dump"}' }],
+      },
+      {
+        kind: 'toolResult',
+        id: 't1',
+        callId: 'c1',
+        toolName: 'bash',
+        content: huge,
+        isError: false,
+      },
+      { kind: 'assistant', id: 'a2', text: 'Dumped.' },
+      { kind: 'user', id: 'u2', content: 'Thanks, now count the rows.' },
+      { kind: 'assistant', id: 'a3', text: 'There are 3000 rows.' },
+    ];
+    const limit = 2_000;
+    expect(tokens.countText(huge)).toBeGreaterThan(3 * limit);
+    const { backend, calls } = recordingBackend(limit, tokens);
+    const result = await summarizeOlder({ keepRecentTokens: 50 }).apply(
+      request(transcript),
+      context(tokens, backend),
+    );
+
+    for (const call of calls) expect(call.inputTokens).toBeLessThanOrEqual(limit);
+    const cut = calls.flatMap((call) => call.items).find((item) => item.id.startsWith('t1'));
+    expect(cut?.kind === 'toolResult' && cut.content).toContain(
+      'left out of this item for the summary',
+    );
+    expect(cut?.kind === 'toolResult' && cut.content.startsWith('line 0: value 0')).toBe(true);
+    expect(cut?.kind === 'toolResult' && cut.content.endsWith('line 2999: value 20993')).toBe(true);
+    expect(cut?.id).not.toBe('t1');
+    expect(result.metadata).toHaveProperty('truncatedItems', 1);
+    expect(result.transcript.map((item) => item.id).slice(1)).toEqual(['a2', 'u2', 'a3']);
+  });
+
+  it('keeps the latest request and the last exchange verbatim when a single long turn is summarized', async () => {
+    const transcript: Item[] = [{ kind: 'user', id: 'u', content: 'Refactor every module.' }];
+    for (let step = 0; step < 30; step += 1) {
+      transcript.push(
+        {
+          kind: 'assistant',
+          id: `a${step}`,
+          toolCalls: [
+            { id: `c${step}a`, name: 'edit', arguments: `{"path":"src/m${step}.ts"}` },
+            { id: `c${step}b`, name: 'test', arguments: '{}' },
+          ],
+        },
+        {
+          kind: 'toolResult',
+          id: `r${step}b`,
+          callId: `c${step}b`,
+          toolName: 'test',
+          content: `${step} tests passed. `.repeat(30),
+          isError: false,
+        },
+        {
+          kind: 'toolResult',
+          id: `r${step}a`,
+          callId: `c${step}a`,
+          toolName: 'edit',
+          content: `edited src/m${step}.ts`,
+          isError: false,
+        },
+      );
+    }
+    const result = await summarizeOlder({ keepRecentTokens: 0 }).apply(
+      request(transcript),
+      context(tokens, extractiveSummarizer()),
+    );
+    const ids = result.transcript.map((item) => item.id);
+    expect(ids.slice(1)).toEqual(['u', 'a29', 'r29b', 'r29a']);
+    expect(result.transcript[1]).toBe(transcript[0]);
+    expect(validateTranscript(result.transcript)).toEqual([]);
+    const summary = result.transcript[0];
+    expect(summary?.kind === 'context' && summary.text).toContain('src/m0.ts');
+    expect(result.metadata).toHaveProperty('keptLatestRequest', true);
+  });
+
+  it('keeps host context at the start and folds an earlier summary instead of summarizing it again', async () => {
+    const old = createSummaryItem(validSummary('The original goal.'));
+    const transcript: Item[] = [
+      old,
+      { kind: 'context', id: 'notes', name: 'memory', text: 'The user prefers tabs.' },
+      { kind: 'user', id: 'u1', content: 'First question' },
+      { kind: 'assistant', id: 'a1', text: 'First answer '.repeat(100) },
+      { kind: 'user', id: 'u2', content: 'Second question' },
+      { kind: 'assistant', id: 'a2', text: 'Second answer' },
+    ];
+    const { backend, calls } = recordingBackend(10_000, tokens);
+    const result = await summarizeOlder({ keepRecentTokens: 20 }).apply(
+      request(transcript),
+      context(tokens, backend),
+    );
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.previousSummary).toBe(summaryBody(old));
+    expect(calls[0]?.items.map((item) => item.id)).toEqual(['u1', 'a1']);
+    expect(result.transcript.map((item) => item.id).slice(1)).toEqual(['notes', 'u2', 'a2']);
+  });
+
+  it('leaves a transcript alone when everything fits in the kept tail', async () => {
+    const transcript: Item[] = [
+      { kind: 'user', id: 'u1', content: 'hi' },
+      { kind: 'assistant', id: 'a1', text: 'hello' },
+    ];
+    const { backend, calls } = recordingBackend(10_000, tokens);
+    const result = await summarizeOlder().apply(request(transcript), context(tokens, backend));
+    expect(result.transcript).toBe(transcript);
+    expect(result.metadata).toHaveProperty('skipped', 'nothing-to-summarize');
+    expect(calls).toHaveLength(0);
+  });
+
+  describe('failures', () => {
+    const transcript: Item[] = [
+      { kind: 'user', id: 'u1', content: 'Old question' },
+      { kind: 'assistant', id: 'a1', text: 'Old answer '.repeat(200) },
+      { kind: 'user', id: 'u2', content: 'New question' },
+      { kind: 'assistant', id: 'a2', text: 'New answer' },
+    ];
+    const run = (backend: CompactionBackend | undefined, options = {}, signal?: AbortSignal) =>
+      rejection(
+        summarizeOlder({ keepRecentTokens: 10, ...options }).apply(
+          request(transcript),
+          context(tokens, backend, signal),
+        ),
+      );
+    const backendOf = (summarize: CompactionBackend['summarize']): CompactionBackend => ({
+      name: 'faulty',
+      maxInputTokens: 100_000,
+      summarize,
+    });
+
+    it('needs a backend', async () => {
+      const error = await run(undefined);
+      expect(CompactionError.isInstance(error) && error.code).toBe('no_backend');
+    });
+
+    it('reports a throwing backend as a CompactionError with the cause attached', async () => {
+      const cause = new Error('model unavailable');
+      const error = await run(backendOf(async () => Promise.reject(cause)));
+      expect(CompactionError.isInstance(error) && error.code).toBe('summary_failed');
+      expect((error as Error).cause).toBe(cause);
+    });
+
+    it('ends a backend that hangs past the timeout, even one that ignores its signal', async () => {
+      let sawSignal: AbortSignal | undefined;
+      const error = await run(
+        backendOf(({ signal }) => {
+          sawSignal = signal;
+          return new Promise(() => undefined);
+        }),
+        { timeoutMs: 30 },
+      );
+      expect(CompactionError.isInstance(error) && error.code).toBe('summary_timeout');
+      expect(sawSignal?.aborted).toBe(true);
+    });
+
+    it('rejects empty and sectionless summaries', async () => {
+      for (const text of ['', 'Just prose, no sections.', '## Goal\n- only one section']) {
+        const error = await run(backendOf(async () => ({ text })));
+        expect(CompactionError.isInstance(error) && error.code, text).toBe('summary_rejected');
+      }
+    });
+
+    it('turns an abort of the caller into an AbortedError, not a summary failure', async () => {
+      const controller = new AbortController();
+      const pending = run(
+        backendOf(() => new Promise(() => undefined)),
+        {},
+        controller.signal,
+      );
+      controller.abort(new Error('host abort'));
+      const error = await pending;
+      expect(AbortedError.isInstance(error)).toBe(true);
+    });
+  });
+
+  it('property: output validates, never grows, keeps the latest request and leads with one summary; no call exceeds its limit', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        validTranscriptArbitrary({ maxTurns: 5 }),
+        fc.integer({ min: 600, max: 4_000 }),
+        fc.integer({ min: 0, max: 1_500 }),
+        async (transcript, limit, keepRecentTokens) => {
+          // A fresh counter per run: generated ids repeat across runs with different content.
+          const counter = await createTokenCounter();
+          const extractive = extractiveSummarizer({ maxInputTokens: limit });
+          const sizes: number[] = [];
+          const backend: CompactionBackend = {
+            name: 'measured-extractive',
+            maxInputTokens: limit,
+            summarize(summaryRequest) {
+              sizes.push(summaryInputTokens({ ...summaryRequest, tokens: counter }));
+              return extractive.summarize(summaryRequest);
+            },
+          };
+          const result = await summarizeOlder({ keepRecentTokens }).apply(
+            request(transcript),
+            context(counter, backend),
+          );
+          const output = result.transcript;
+          expect(validateTranscript(output)).toEqual([]);
+          expect(counter.count(output)).toBeLessThanOrEqual(counter.count(transcript));
+          for (const size of sizes) expect(size).toBeLessThanOrEqual(limit);
+          const latestUser = transcript.findLast((item) => item.kind === 'user');
+          if (latestUser !== undefined) expect(output).toContain(latestUser);
+          if (output !== transcript) {
+            const first = output[0];
+            expect(first !== undefined && isSummaryItem(first)).toBe(true);
+            expect(output.filter(isSummaryItem)).toHaveLength(1);
+            if (first?.kind === 'context')
+              expect(validateSummaryText(summaryBody(first))).toBeTruthy();
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
