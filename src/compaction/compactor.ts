@@ -2,6 +2,7 @@ import { CompactionError } from '../errors/compaction-error.js';
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
 import { compactionBudgetFor } from './compactor-budget.js';
+import { assertCompactorOptions } from './compactor-options.js';
 import { requireNonNegative } from './helpers/options.js';
 import { pipeline } from './pipeline.js';
 import { type DropReasoningOptions, dropReasoning } from './strategies/drop-reasoning.js';
@@ -127,7 +128,12 @@ function appliedNames(
  * triggers, the deterministic emergency prune. For a payload-too-large rejection the largest
  * tool outputs are pruned first.
  */
-export function createCompactor({
+export function createCompactor(options: CompactorOptions): Compactor {
+  assertCompactorOptions(options);
+  return buildCompactor(options);
+}
+
+function buildCompactor({
   trigger,
   strategy,
   backend,

@@ -14,6 +14,7 @@ import type {
 } from '../../src/compaction/types.js';
 import { CompactionError } from '../../src/errors/compaction-error.js';
 import { ConcurrencyError } from '../../src/errors/concurrency-error.js';
+import { ConfigError } from '../../src/errors/config-error.js';
 import { effectiveHistory } from '../../src/log/effective-history.js';
 import type { SessionEvent } from '../../src/log/events.js';
 import { MemorySessionStore } from '../../src/log/memory-store.js';
@@ -395,6 +396,22 @@ describe('createCompactor', () => {
     expect(applied).toBe(1);
     expect(outcome.strategies).toEqual(['keepSecondHalf']);
     expect(outcome.tier).toBe('structural');
+  });
+
+  it('refuses options that would only fail mid-run with a ConfigError', () => {
+    const trigger = tokenBudgetTrigger();
+    const refusals: readonly (() => unknown)[] = [
+      () => createCompactor({} as never),
+      () => createCompactor({ trigger: {} as never }),
+      () => createCompactor({ trigger, backend: { name: 'x' } as never }),
+      () => createCompactor({ trigger, backend: { ...extractiveSummarizer(), maxInputTokens: 0 } }),
+      () => createCompactor({ trigger, strategy: { name: 'x' } as never }),
+      () => createCompactor({ trigger, points: ['Sometimes' as never] }),
+      () => createCompactor({ trigger, summaryTimeoutMs: 0 }),
+      () => createCompactor({ trigger, emergency: { maxTokens: -1 } }),
+    ];
+    for (const refusal of refusals) expect(refusal).toThrow(ConfigError);
+    expect(() => createCompactor({} as never)).toThrow(/trigger/);
   });
 
   it('is a LoopMutator with a name and the three mutation points', () => {
