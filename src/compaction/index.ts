@@ -1,0 +1,84 @@
+/** The compaction layer: strategies, pipeline, triggers, summarizers, the compactor. */
+
+export { type ApplyCompactionOptions, applyCompaction } from './apply.js';
+export {
+  type CompactInput,
+  type CompactOutcome,
+  type Compactor,
+  type CompactorOptions,
+  createCompactor,
+  type EmergencyOutcome,
+  type EmergencyPruneInput,
+} from './compactor.js';
+export { type CompactionBudgetForOptions, compactionBudgetFor } from './compactor-budget.js';
+export {
+  defaultToolOutputPlaceholder,
+  type PrunedToolOutput,
+  type ToolOutputPlaceholder,
+} from './helpers/tool-output-placeholder.js';
+export { type PipelineStep, pipeline } from './pipeline.js';
+export { dropFailedToolResults } from './strategies/drop-failed-tool-results.js';
+export { type DropReasoningOptions, dropReasoning } from './strategies/drop-reasoning.js';
+export {
+  type EmergencyPruneInput as EmergencyPruneTranscriptInput,
+  type EmergencyPruneOptions,
+  type EmergencyPruneOutcome,
+  emergencyPrune,
+  emergencyPruneTranscript,
+} from './strategies/emergency-prune.js';
+export { type KeepRecentOptions, keepRecent } from './strategies/keep-recent.js';
+export {
+  type PruneLargestToolResultsOptions,
+  pruneLargestToolResults,
+} from './strategies/prune-largest-tool-results.js';
+export { type PruneToolResultsOptions, pruneToolResults } from './strategies/prune-tool-results.js';
+export { type SummarizeOlderOptions, summarizeOlder } from './strategies/summarize-older.js';
+export { summaryInputTokens } from './summarizers/chunk-input.js';
+export {
+  type ExtractiveSummarizerOptions,
+  extractiveSummarizer,
+} from './summarizers/extractive.js';
+export { type OpenAISummarizerOptions, openAISummarizer } from './summarizers/openai.js';
+export { type RenderSummaryInputOptions, renderSummaryInput } from './summarizers/render.js';
+export { DEFAULT_SUMMARY_PROMPT } from './summarizers/summary-prompt.js';
+export {
+  COMPACTION_SUMMARY_NAME,
+  createSummaryItem,
+  isSummaryItem,
+  parseSummarySections,
+  SUMMARY_PREAMBLE,
+  SUMMARY_SECTIONS,
+  type SummaryItem,
+  type SummarySection,
+  summaryBody,
+  validateSummaryText,
+} from './summary.js';
+export {
+  type ContextWindowTriggerOptions,
+  contextWindowTrigger,
+} from './triggers/context-window-trigger.js';
+export { type ItemCountTriggerOptions, itemCountTrigger } from './triggers/item-count-trigger.js';
+export {
+  type TokenBudgetTriggerOptions,
+  tokenBudgetTrigger,
+} from './triggers/token-budget-trigger.js';
+export type {
+  CompactionBackend,
+  CompactionBudget,
+  CompactionContext,
+  CompactionReason,
+  CompactionRequest,
+  CompactionResult,
+  CompactionStrategy,
+  CompactionTier,
+  CompactionTrigger,
+  LoopMutator,
+  MutationInput,
+  MutationMarker,
+  MutationOutput,
+  MutationPoint,
+  SummaryRequest,
+  SummaryResult,
+  TriggerDecision,
+  TriggerInput,
+} from './types.js';
