@@ -81,7 +81,7 @@ describe('agentLoopMachine traversed with xstate/graph', () => {
       expect(exploration.peaks.mutationsStarted).toBeGreaterThan(0);
     });
 
-    it('never exceeds the compaction cap, never infers after an invalid mutation, and pairs every MutationStarted with its MutationFinished, on every path', () => {
+    it('never exceeds the compaction cap, never infers after an invalid mutation, and pairs every MutationStarted with its MutationFinished (and RunStarted with RunFinished), on every path', () => {
       const { graph, exploration } = analysis();
       expect(exploration.violations).toEqual([]);
       report.push(
@@ -97,7 +97,7 @@ describe('agentLoopMachine traversed with xstate/graph', () => {
       expect(checkProgress({ graph })).toEqual({ deadStates: [], cycle: null });
     });
 
-    it('holds the invariants along every shortest path, re-derived with the pure transition', () => {
+    it('holds the invariants along every shortest path, which follows the adjacency map step by step', () => {
       const paths = getShortestPaths(agentLoopMachine, traversalOptions(configuration));
       expect(paths.length).toBe(analysis().graph.snapshots.size);
       const violations = paths.flatMap((path) => checkPath({ graph: analysis().graph, path }));
@@ -167,7 +167,7 @@ describe('the graph proofs catch a broken loop', () => {
     const invalid = actorOutcomes.mutating.find((outcome) => outcome.invalidMutation);
     if (inferring === undefined || invalid === undefined) throw new Error('fixture missing');
     const { violations } = advanceMonitor({
-      monitor: initialMonitor,
+      monitor: { ...initialMonitor, runOpen: true },
       edge: { outcome: invalid, observations: [{ kind: 'invoked', source: 'callModel' }] },
       next: inferring,
       cap: 1,

@@ -10,11 +10,11 @@ import type { LoopConfiguration } from './support/loop-graph.js';
 import {
   buildLoopGraph,
   completeRunOptions,
-  serializeLoopEvent,
   serializeLoopState,
   traversalOptions,
 } from './support/loop-graph.js';
 import type { LoopEvent } from './support/loop-outcomes.js';
+import { serializeLoopEvent } from './support/loop-outcomes.js';
 import type { LoopPath } from './support/path-check.js';
 import { replayPath } from './support/replay.js';
 

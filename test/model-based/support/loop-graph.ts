@@ -1,22 +1,20 @@
-import type { ActorLogic, AnyActorScope, ExecutableActionObject, SnapshotFrom } from 'xstate';
-import { createActor } from 'xstate';
+import type { ActorLogic } from 'xstate';
 import type { AdjacencyValue, SerializedEvent } from 'xstate/graph';
 import { getAdjacencyMap } from 'xstate/graph';
 import type { AgentLoopEvent, AgentLoopInput } from '../../../machines/agent-loop.machine.js';
 import { agentLoopMachine } from '../../../machines/agent-loop.machine.js';
-import type { TelemetryEvent } from '../../../src/runtime/telemetry-events.js';
-import type { LoopEvent, Outcome } from './loop-outcomes.js';
+import type { Outcome } from './loop-outcomes.js';
 import {
   abort,
   actorOutcomes,
   asMachineEvent,
   isInvokingState,
+  outcomeOfEvent,
+  serializeLoopEvent,
   userMessage,
 } from './loop-outcomes.js';
-
-export type LoopSnapshot = SnapshotFrom<typeof agentLoopMachine>;
-/** The real machine, or the real machine with an implementation swapped by `.provide()`. */
-export type LoopMachine = typeof agentLoopMachine;
+import type { LoopMachine, LoopSnapshot, Observation } from './observe-step.js';
+import { initialSnapshot, observeStep } from './observe-step.js';
 
 /** A loop configuration the proofs run against. */
 export interface LoopConfiguration {
@@ -68,11 +66,6 @@ export function outcomesFor({
   return outcomes;
 }
 
-/** What a step made observable: telemetry it emitted, and actors it started (state entries). */
-export type Observation =
-  | { readonly kind: 'emitted'; readonly event: TelemetryEvent }
-  | { readonly kind: 'invoked'; readonly source: string };
-
 export interface LoopEdge {
   readonly from: string;
   readonly outcome: Outcome;
@@ -86,84 +79,6 @@ export interface LoopGraph {
   readonly snapshots: ReadonlyMap<string, LoopSnapshot>;
   readonly edges: ReadonlyMap<string, readonly LoopEdge[]>;
   readonly edgeCount: number;
-}
-
-const outcomeLabels = new Map<LoopEvent, string>(
-  [...Object.values(actorOutcomes).flat(), userMessage, abort].map((outcome) => [
-    outcome.event,
-    outcome.label,
-  ]),
-);
-const outcomesByLabel = new Map<string, Outcome>(
-  [...Object.values(actorOutcomes).flat(), userMessage, abort].map((outcome) => [
-    outcome.label,
-    outcome,
-  ]),
-);
-
-/** Events are the shared outcome constants, so their label names them; errors do not stringify. */
-export function serializeLoopEvent(event: LoopEvent): string {
-  const label = outcomeLabels.get(event);
-  if (label === undefined) throw new Error(`event ${event.type} is not one of the outcomes`);
-  return label;
-}
-
-export function outcomeOfEvent(event: LoopEvent): Outcome {
-  const outcome = outcomesByLabel.get(serializeLoopEvent(event));
-  if (outcome === undefined) throw new Error(`event ${event.type} is not one of the outcomes`);
-  return outcome;
-}
-
-function observationsOf(actions: readonly ExecutableActionObject[]): Observation[] {
-  const observations: Observation[] = [];
-  for (const action of actions) {
-    const params = action.params as { event?: TelemetryEvent; src?: unknown } | undefined;
-    if (action.type === 'xstate.emit' && params?.event !== undefined) {
-      observations.push({ kind: 'emitted', event: params.event });
-    } else if (action.type === 'xstate.spawnChild' && typeof params?.src === 'string') {
-      observations.push({ kind: 'invoked', source: params.src });
-    }
-  }
-  return observations;
-}
-
-/**
- * Like xstate's pure `transition()`, which returns the actions a step would execute instead of
- * executing them; those carry the emitted telemetry and the actors started, in order. The pure
- * function builds a fresh inert actor on every call, which dominates traversal time, so one
- * recording scope is built once and reused: nothing runs, actions are only collected.
- */
-const recorded: ExecutableActionObject[] = [];
-const inertSelf = createActor(agentLoopMachine, { input: { sessionId: 'model-based' } });
-const recordingScope: AnyActorScope = {
-  self: inertSelf,
-  id: '',
-  sessionId: '',
-  system: inertSelf.system,
-  logger: () => {},
-  defer: () => {},
-  emit: () => {},
-  stopChild: () => {},
-  actionExecutor: (action) => {
-    recorded.push(action);
-  },
-};
-
-export function observeStep({
-  snapshot,
-  event,
-  machine = agentLoopMachine,
-}: {
-  snapshot: LoopSnapshot;
-  event: LoopEvent;
-  machine?: LoopMachine;
-}): {
-  readonly next: LoopSnapshot;
-  readonly observations: readonly Observation[];
-} {
-  recorded.length = 0;
-  const next = machine.transition(snapshot, asMachineEvent(event), recordingScope);
-  return { next, observations: observationsOf(recorded) };
 }
 
 export function traversalOptions(configuration: LoopConfiguration) {
@@ -217,11 +132,9 @@ export function buildLoopGraph({
     edgeCount += outgoing.length;
     edges.set(from, outgoing);
   }
-  const [initialSnapshot] = Object.values(adjacency);
-  if (initialSnapshot === undefined) throw new Error('the traversal found no state');
   return {
     configuration,
-    initial: serializeLoopState(initialSnapshot.state),
+    initial: serializeLoopState(initialSnapshot({ input: configuration.input, machine })),
     snapshots,
     edges,
     edgeCount,
@@ -230,7 +143,7 @@ export function buildLoopGraph({
 
 /** The snapshot right after the first user message: where every run begins. */
 export function runStart({ configuration }: { configuration: LoopConfiguration }): LoopSnapshot {
-  const initial = agentLoopMachine.getInitialSnapshot(recordingScope, configuration.input);
+  const initial = initialSnapshot({ input: configuration.input });
   return observeStep({ snapshot: initial, event: userMessage.event }).next;
 }
 

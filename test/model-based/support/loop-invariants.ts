@@ -1,5 +1,6 @@
-import type { LoopEdge, LoopGraph, LoopSnapshot, Observation } from './loop-graph.js';
+import type { LoopEdge, LoopGraph } from './loop-graph.js';
 import { invokedActor } from './loop-outcomes.js';
+import type { LoopSnapshot, Observation } from './observe-step.js';
 
 /**
  * What the invariants remember along a path. Every field is bounded while the invariants hold,
@@ -14,6 +15,8 @@ export interface MonitorState {
   readonly sinceInference: number;
   /** A mutation in this run produced a transcript that failed validation. */
   readonly invalidInRun: boolean;
+  /** RunStarted was emitted and its RunFinished not yet. */
+  readonly runOpen: boolean;
 }
 
 export const initialMonitor: MonitorState = {
@@ -21,6 +24,7 @@ export const initialMonitor: MonitorState = {
   sinceSuccess: 0,
   sinceInference: 0,
   invalidInRun: false,
+  runOpen: false,
 };
 
 /** The largest counts one step produced, so a test can show the caps are actually reached. */
@@ -84,7 +88,7 @@ function observe(walk: Walk, observation: Observation, cap: number): void {
       if (monitor.openMutation !== null) {
         violations.push(`a run started while ${monitor.openMutation} was still mutating`);
       }
-      walk.monitor = initialMonitor;
+      walk.monitor = { ...initialMonitor, runOpen: monitor.runOpen };
     } else if (observation.source === sources.callModel) {
       if (monitor.invalidInRun) {
         violations.push('inferring was entered after a mutation failed validation');
@@ -111,6 +115,12 @@ function observe(walk: Walk, observation: Observation, cap: number): void {
       );
     }
     walk.monitor = { ...monitor, openMutation: null };
+  } else if (event.type === 'RunStarted') {
+    if (monitor.runOpen) violations.push('a run started before the previous one finished');
+    walk.monitor = { ...monitor, runOpen: true };
+  } else if (event.type === 'RunFinished') {
+    if (!monitor.runOpen) violations.push('RunFinished without a RunStarted');
+    walk.monitor = { ...monitor, runOpen: false };
   } else if (event.type === 'CompactionStarted' && event.attempt > cap) {
     violations.push(`CompactionStarted reports attempt ${event.attempt}, cap ${cap}`);
   }
@@ -151,6 +161,11 @@ export function advanceMonitor({
   if (counted !== walk.monitor.sinceSuccess) {
     walk.violations.push(
       `context counts ${counted} consecutive compactions, ${walk.monitor.sinceSuccess} were entered`,
+    );
+  }
+  if ((next.value === 'idle') === walk.monitor.runOpen) {
+    walk.violations.push(
+      `in ${String(next.value)} a run is ${walk.monitor.runOpen ? '' : 'not '}open`,
     );
   }
   const inMutationState = mutationStates.has(String(next.value));

@@ -9,8 +9,11 @@ function isIdle(graph: LoopGraph, state: string): boolean {
 export function statesThatCannotReachIdle({ graph }: { graph: LoopGraph }): string[] {
   const predecessors = new Map<string, string[]>();
   for (const [from, edges] of graph.edges) {
-    for (const edge of edges)
-      predecessors.set(edge.to, [...(predecessors.get(edge.to) ?? []), from]);
+    for (const edge of edges) {
+      const list = predecessors.get(edge.to) ?? [];
+      list.push(from);
+      predecessors.set(edge.to, list);
+    }
   }
   const reaches = new Set([...graph.snapshots.keys()].filter((state) => isIdle(graph, state)));
   const queue = [...reaches];

@@ -214,3 +214,29 @@ export const abort: Outcome = { label: 'abort', event: { type: 'abort' }, invali
 export function isInvokingState(stateKey: string): stateKey is InvokingState {
   return (invokingStates as readonly string[]).includes(stateKey);
 }
+
+const outcomeLabels = new Map<LoopEvent, string>(
+  [...Object.values(actorOutcomes).flat(), userMessage, abort].map((outcome) => [
+    outcome.event,
+    outcome.label,
+  ]),
+);
+const outcomesByLabel = new Map<string, Outcome>(
+  [...Object.values(actorOutcomes).flat(), userMessage, abort].map((outcome) => [
+    outcome.label,
+    outcome,
+  ]),
+);
+
+/** Events are the shared outcome constants, so their label names them; errors do not stringify. */
+export function serializeLoopEvent(event: LoopEvent): string {
+  const label = outcomeLabels.get(event);
+  if (label === undefined) throw new Error(`event ${event.type} is not one of the outcomes`);
+  return label;
+}
+
+export function outcomeOfEvent(event: LoopEvent): Outcome {
+  const outcome = outcomesByLabel.get(serializeLoopEvent(event));
+  if (outcome === undefined) throw new Error(`event ${event.type} is not one of the outcomes`);
+  return outcome;
+}

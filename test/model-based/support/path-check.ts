@@ -1,10 +1,12 @@
 import type { EventObject } from 'xstate';
 import type { StatePath } from 'xstate/graph';
-import type { LoopGraph, LoopSnapshot } from './loop-graph.js';
-import { outcomeOfEvent, serializeLoopState } from './loop-graph.js';
+import type { LoopGraph } from './loop-graph.js';
+import { serializeLoopState } from './loop-graph.js';
 import type { MonitorState } from './loop-invariants.js';
 import { advanceMonitor, initialMonitor } from './loop-invariants.js';
 import type { LoopEvent, Outcome } from './loop-outcomes.js';
+import { outcomeOfEvent } from './loop-outcomes.js';
+import type { LoopSnapshot } from './observe-step.js';
 
 export type LoopPath = StatePath<LoopSnapshot, EventObject>;
 
@@ -34,19 +36,12 @@ export function stepsOf(path: LoopPath): { initial: LoopSnapshot; steps: PathSte
  * Walks one path produced by `getShortestPaths` / `getSimplePaths` along the annotated graph,
  * checking that both agree on every state and running the invariants on each step.
  */
-export function checkPath({
-  graph,
-  path,
-  monitor = initialMonitor,
-}: {
-  graph: LoopGraph;
-  path: LoopPath;
-  monitor?: MonitorState;
-}): string[] {
+export function checkPath({ graph, path }: { graph: LoopGraph; path: LoopPath }): string[] {
   const cap = graph.configuration.input.maxConsecutiveCompactions ?? 3;
   const { initial, steps } = stepsOf(path);
   const labels: string[] = [];
-  let current = monitor;
+  // Complete runs begin just after RunStarted; shortest paths begin in idle.
+  let current: MonitorState = { ...initialMonitor, runOpen: initial.value !== 'idle' };
   let state = serializeLoopState(initial);
   for (const step of steps) {
     labels.push(step.outcome.label);

@@ -2,7 +2,7 @@ import { createActor } from 'xstate';
 import { agentLoopMachine } from '../../../machines/agent-loop.machine.js';
 import type { TelemetryEvent } from '../../../src/runtime/telemetry-events.js';
 import { createControllableActors } from './controllable-actors.js';
-import type { LoopConfiguration, LoopGraph, LoopMachine, LoopSnapshot } from './loop-graph.js';
+import type { LoopConfiguration, LoopGraph } from './loop-graph.js';
 import { serializeLoopState, stateKeyOf } from './loop-graph.js';
 import {
   actorSourceOfEvent,
@@ -11,6 +11,7 @@ import {
   isInvokingState,
   userMessage,
 } from './loop-outcomes.js';
+import type { LoopMachine, LoopSnapshot } from './observe-step.js';
 import type { LoopPath } from './path-check.js';
 import { stepsOf } from './path-check.js';
 
@@ -114,7 +115,8 @@ export async function replayPath({
         return disagreement('pending calls', expectedCalls, controls.running());
       }
       const edge = graph.edges.get(state)?.find((candidate) => candidate.outcome === step.outcome);
-      const expectedTelemetry = (edge?.observations ?? []).flatMap((observation) =>
+      if (edge === undefined) return disagreement('graph edge', step.outcome.label, 'none');
+      const expectedTelemetry = edge.observations.flatMap((observation) =>
         observation.kind === 'emitted' ? [telemetryKey(observation.event)] : [],
       );
       if (JSON.stringify(emitted) !== JSON.stringify(expectedTelemetry)) {
