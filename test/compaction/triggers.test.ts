@@ -72,6 +72,19 @@ describe('contextWindowTrigger', () => {
     expect(decision).toMatchObject({ basis: 'reported', tokens: 9_990 + addedSince, fire: true });
   });
 
+  it('lowers the budget by what the reported request held besides items', () => {
+    const trigger = contextWindowTrigger({ window: 10_000, outputReserve: 0, percent: 1 });
+    const covered = tokens.count(transcript.slice(0, 2));
+    // Instructions and tool schemas made the request 700 tokens larger than its items.
+    const decision = trigger.evaluate({
+      transcript,
+      tokens,
+      reported: { promptTokens: covered + 700, itemCount: 2 },
+    });
+    expect(decision.budget).toEqual({ maxTokens: 10_000 - 700, targetTokens: 6_000 - 700 });
+    expect(decision.fire).toBe(false);
+  });
+
   it('falls back to the estimate when the report covers more items than the transcript holds', () => {
     const decision = contextWindowTrigger({ window: 10_000 }).evaluate({
       transcript,
@@ -122,13 +135,20 @@ describe('tokenBudgetTrigger', () => {
     });
   });
 
-  it('counts reported usage when given', () => {
-    const decision = tokenBudgetTrigger({ maxTokens: 1_000 }).evaluate({
+  it('counts reported usage when given, and aims the budget at the items', () => {
+    const items = tokens.count(transcript);
+    const maxTokens = items + 200;
+    // The request held 300 tokens besides its items (instructions, tool schemas).
+    const decision = tokenBudgetTrigger({ maxTokens }).evaluate({
       transcript,
       tokens,
-      reported: { promptTokens: 1_500, itemCount: transcript.length },
+      reported: { promptTokens: items + 300, itemCount: transcript.length },
     });
-    expect(decision).toMatchObject({ fire: true, tokens: 1_500, basis: 'reported' });
+    expect(decision).toMatchObject({ fire: true, tokens: items + 300, basis: 'reported' });
+    expect(decision.budget).toEqual({
+      maxTokens: maxTokens - 300,
+      targetTokens: Math.floor(maxTokens * 0.6) - 300,
+    });
   });
 
   it('refuses impossible options with a ConfigError', () => {

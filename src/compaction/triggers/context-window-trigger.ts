@@ -17,7 +17,9 @@ export interface ContextWindowTriggerOptions {
 
 /**
  * Fires when the next prompt would exceed `(window - outputReserve) * percent` tokens; that
- * line is the budget's `maxTokens`, and compaction aims at `targetRatio` of it.
+ * line is the budget's `maxTokens`, and compaction aims at `targetRatio` of it. On the
+ * reported basis both are lowered by what the request holds besides items (instructions, tool
+ * schemas), since strategies can only shrink the items.
  */
 export function contextWindowTrigger({
   window,
@@ -35,12 +37,13 @@ export function contextWindowTrigger({
   }
   requireRatio(owner, 'percent', percent);
   requireRatio(owner, 'targetRatio', targetRatio);
-  const budget = hysteresisBudget(Math.floor((window - outputReserve) * percent), targetRatio);
+  const line = Math.floor((window - outputReserve) * percent);
   return {
     name: 'contextWindow',
     evaluate(input) {
-      const { tokens, basis } = measurePromptTokens(input);
-      return { fire: tokens > budget.maxTokens, tokens, basis, budget };
+      const { tokens, basis, overhead } = measurePromptTokens(input);
+      const budget = hysteresisBudget({ line, targetRatio, overhead });
+      return { fire: tokens > line, tokens, basis, budget };
     },
   };
 }

@@ -12,7 +12,7 @@ export interface ItemCountTriggerOptions {
 
 /**
  * Fires when the transcript holds more than `maxItems` items. Strategies work in tokens, so
- * the budget is derived from the current size: `maxTokens` is the tokens the prompt holds now
+ * the budget is derived from the current size: `maxTokens` is the tokens the items hold now
  * and `targetTokens` is `targetRatio` of that.
  */
 export function itemCountTrigger({
@@ -24,12 +24,12 @@ export function itemCountTrigger({
   return {
     name: 'itemCount',
     evaluate(input) {
-      const { tokens, basis } = measurePromptTokens(input);
+      const { tokens, basis, overhead } = measurePromptTokens(input);
       return {
         fire: input.transcript.length > maxItems,
         tokens,
         basis,
-        budget: hysteresisBudget(tokens, targetRatio),
+        budget: hysteresisBudget({ line: tokens - overhead, targetRatio }),
       };
     },
   };

@@ -2,8 +2,15 @@ import type { Item } from '../../transcript/types.js';
 import type { TriggerInput } from '../types.js';
 
 export interface PromptTokens {
+  /** Tokens the next request holds. */
   readonly tokens: number;
   readonly basis: 'reported' | 'estimate';
+  /**
+   * Tokens of the request that are not items (instructions, tool schemas, formatting), as seen
+   * in reported usage; 0 on the estimate basis. Strategies count items only, so budgets are
+   * lowered by this much to mean the same line.
+   */
+  readonly overhead: number;
 }
 
 /**
@@ -25,7 +32,12 @@ export function measurePromptTokens({ transcript, tokens, reported }: TriggerInp
     for (const item of transcript.slice(reported.itemCount)) {
       added += tokens.countItem(item as Item);
     }
-    return { tokens: reported.promptTokens + added, basis: 'reported' };
+    const covered = tokens.count(transcript.slice(0, reported.itemCount));
+    return {
+      tokens: reported.promptTokens + added,
+      basis: 'reported',
+      overhead: Math.max(0, reported.promptTokens - covered),
+    };
   }
-  return { tokens: tokens.count(transcript), basis: 'estimate' };
+  return { tokens: tokens.count(transcript), basis: 'estimate', overhead: 0 };
 }

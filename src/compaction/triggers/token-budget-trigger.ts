@@ -10,7 +10,11 @@ export interface TokenBudgetTriggerOptions {
   readonly targetRatio?: number;
 }
 
-/** Fires when the next prompt would exceed a fixed token budget. */
+/**
+ * Fires when the next prompt would exceed a fixed token budget. On the reported basis the
+ * budget handed to strategies is lowered by what the request holds besides items
+ * (instructions, tool schemas), since strategies can only shrink the items.
+ */
 export function tokenBudgetTrigger({
   maxTokens = 60_000,
   targetRatio = 0.6,
@@ -20,12 +24,12 @@ export function tokenBudgetTrigger({
     integer: true,
   });
   requireRatio('tokenBudgetTrigger', 'targetRatio', targetRatio);
-  const budget = hysteresisBudget(maxTokens, targetRatio);
   return {
     name: 'tokenBudget',
     evaluate(input) {
-      const { tokens, basis } = measurePromptTokens(input);
-      return { fire: tokens > budget.maxTokens, tokens, basis, budget };
+      const { tokens, basis, overhead } = measurePromptTokens(input);
+      const budget = hysteresisBudget({ line: maxTokens, targetRatio, overhead });
+      return { fire: tokens > maxTokens, tokens, basis, budget };
     },
   };
 }
