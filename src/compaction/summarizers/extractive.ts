@@ -211,7 +211,7 @@ export function extractiveSummarizer({
     const nextStep =
       lastItem?.kind === 'user'
         ? ['Answer the latest request (quoted under Goal); it had no reply yet.']
-        : ['Continue the latest request (quoted under Goal) from the messages after this record.'];
+        : ['Continue from the messages that follow this record.'];
 
     const text = [
       section('Goal', goalLines, 'No user request in this part.'),
