@@ -192,7 +192,9 @@ export const agentLoopMachine = setup({
         outcome: 'failed' as const,
         error: overflowError(
           context,
-          'The transcript is over the context budget and no further compaction is allowed',
+          context.compactor === null
+            ? 'The transcript is over the context budget and the loop has no compactor'
+            : 'The transcript is over the context budget and no further compaction is allowed',
         ),
       },
     })),

@@ -62,7 +62,9 @@ export function recordedSession({
   const outputs = new Map<string, string>();
   const toolNames = new Set<string>();
   let toolCalls = 0;
-  for (const messages of conversations) {
+  for (const [conversation, messages] of conversations.entries()) {
+    // Recordings may reuse call ids (tau-bench does across tasks): scope them per conversation.
+    const callId = (id: string) => (conversations.length === 1 ? id : `c${conversation}_${id}`);
     let current: { user: string; answers: ScriptedAnswer[] } | undefined;
     for (const message of messages) {
       if (message.role === 'user') {
@@ -75,7 +77,11 @@ export function recordedSession({
         }
         const calls = (message.tool_calls ?? []).map((call) => {
           toolNames.add(call.function.name);
-          return { id: call.id, name: call.function.name, arguments: call.function.arguments };
+          return {
+            id: callId(call.id),
+            name: call.function.name,
+            arguments: call.function.arguments,
+          };
         });
         toolCalls += calls.length;
         const text = textOf(message.content);
@@ -84,7 +90,7 @@ export function recordedSession({
           ...(calls.length === 0 ? {} : { toolCalls: calls }),
         });
       } else if (message.role === 'tool' && message.tool_call_id !== undefined) {
-        outputs.set(message.tool_call_id, textOf(message.content));
+        outputs.set(callId(message.tool_call_id), textOf(message.content));
       }
     }
   }

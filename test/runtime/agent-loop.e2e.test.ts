@@ -497,7 +497,10 @@ describe('createAgentLoop with openAIChatModel over HTTP', () => {
     const appended = events.flatMap((event) =>
       event.type === 'items-appended' ? event.items : [],
     );
-    expect(appended.filter((item) => item.kind === 'toolResult')).toHaveLength(session.toolCalls);
+    const results = appended.filter((item) => item.kind === 'toolResult');
+    expect(results).toHaveLength(session.toolCalls);
+    // Every call got its own recorded output back (call ids are scoped per recording).
+    expect(results.filter((item) => item.content.includes('no recorded output'))).toEqual([]);
     loop.stop();
   }, 60_000);
 });
