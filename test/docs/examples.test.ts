@@ -42,7 +42,9 @@ function codeBlocks(file: string): CodeBlock[] {
   return blocks;
 }
 
-const typescriptBlocks = markdownFiles.flatMap(codeBlocks).filter((block) => ['ts', 'typescript'].includes(block.language));
+const typescriptBlocks = markdownFiles
+  .flatMap(codeBlocks)
+  .filter((block) => ['ts', 'typescript'].includes(block.language));
 
 describe('code samples in README.md and docs/', () => {
   it('finds the samples', () => {
@@ -54,7 +56,10 @@ describe('code samples in README.md and docs/', () => {
   it.each(typescriptBlocks.map((block) => [`${block.file}:${block.line}`, block] as const))(
     '%s is a verbatim copy of a compiled example file',
     (_, block) => {
-      expect(block.example, 'add <!-- example: docs/examples/<name>.ts --> above the block').toBeDefined();
+      expect(
+        block.example,
+        'add <!-- example: docs/examples/<name>.ts --> above the block',
+      ).toBeDefined();
       const source = readFileSync(join(root, block.example ?? ''), 'utf8');
       expect(block.code).toBe(source);
     },
