@@ -1,8 +1,12 @@
 import { createServer } from 'node:net';
-import { createWebSocketInspector, createWebSocketReceiver, type StatelyInspectionEvent } from '@statelyai/inspect';
+import {
+  createWebSocketInspector,
+  createWebSocketReceiver,
+  type StatelyInspectionEvent,
+} from '@statelyai/inspect';
 import { createInspectorServer } from '@statelyai/inspect/server';
-import type { InspectionEvent } from 'xstate';
 import { describe, expect, it } from 'vitest';
+import type { InspectionEvent } from 'xstate';
 import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
 import { runTurn } from '../../src/runtime/run-turn.js';
 import { ScriptedModel } from '../../src/testing/scripted-model.js';
@@ -29,7 +33,15 @@ describe('createAgentLoop({inspect})', () => {
     loop.start();
     await runTurn(loop, 'hello');
     const types = new Set(events.map((event) => event.type));
-    expect(types).toEqual(new Set(['@xstate.actor', '@xstate.event', '@xstate.snapshot', '@xstate.action', '@xstate.microstep']));
+    expect(types).toEqual(
+      new Set([
+        '@xstate.actor',
+        '@xstate.event',
+        '@xstate.snapshot',
+        '@xstate.action',
+        '@xstate.microstep',
+      ]),
+    );
     const userMessage = events.find(
       (event) => event.type === '@xstate.event' && event.event.type === 'user.message',
     );
@@ -46,7 +58,12 @@ describe('createAgentLoop({inspect})', () => {
     const gotSnapshot = new Promise<void>((resolve) => {
       receiver.subscribe((event) => {
         received.push(event);
-        if (event.type === '@xstate.snapshot' && JSON.stringify(event).includes('"idle"') && received.length > 10) resolve();
+        if (
+          event.type === '@xstate.snapshot' &&
+          JSON.stringify(event).includes('"idle"') &&
+          received.length > 10
+        )
+          resolve();
       });
     });
     const inspector = createWebSocketInspector({ url });
