@@ -17,7 +17,6 @@ import type { ScriptedAnswer, ScriptedFailure } from '../../src/testing/scripted
 import type { TokenCounter } from '../../src/tokens/types.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { validateTranscript } from '../../src/transcript/validate-transcript.js';
-import { whenIdle } from '../support/loop-harness.js';
 import type { PlannedAnswer, PlannedSummary, SessionPlan, ToolMode } from './fuzz-plan.js';
 
 /** Running totals over every session the fuzz drives. */
@@ -156,7 +155,10 @@ export async function runSessionPlan({
   for (const message of plan.messages) {
     totals.steps += 1;
     const finished = await runTurn(live, message);
-    await whenIdle(live);
+    const snapshot = live.getSnapshot();
+    if (!snapshot.matches('idle') || snapshot.context.queue.length > 0) {
+      violations.push(`the actor is in ${JSON.stringify(snapshot.value)} after RunFinished`);
+    }
     totals.runs += 1;
     totals.outcomes[finished.outcome] = (totals.outcomes[finished.outcome] ?? 0) + 1;
     if (finished.error !== undefined) {
