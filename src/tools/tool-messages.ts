@@ -1,6 +1,8 @@
 /**
  * The texts a model reads when a tool call could not produce output. Each says what went wrong
- * and what the model can do about it, because the model is the one who has to recover.
+ * and what the model can do about it, because the model is the one who has to recover. Each
+ * starts with `Error:` so the failure survives a round trip through Chat Completions messages,
+ * which have no error flag (see `defaultDetectError`).
  */
 
 export function unknownToolMessage(options: {
@@ -9,26 +11,26 @@ export function unknownToolMessage(options: {
 }): string {
   const available =
     options.availableNames.length === 0 ? 'none' : options.availableNames.join(', ');
-  return `Unknown tool "${options.toolName}". Available tools: ${available}. Call one of these instead.`;
+  return `Error: Unknown tool "${options.toolName}". Available tools: ${available}. Call one of these instead.`;
 }
 
 export function invalidArgumentsMessage(options: {
   toolName: string;
   problems: readonly string[];
 }): string {
-  return `Invalid arguments for tool "${options.toolName}": ${options.problems.join('; ')}. Call the tool again with corrected arguments.`;
+  return `Error: Invalid arguments for tool "${options.toolName}": ${options.problems.join('; ')}. Call the tool again with corrected arguments.`;
 }
 
 export function toolFailedMessage(options: { toolName: string; error: unknown }): string {
-  return `Tool "${options.toolName}" failed: ${describeError(options.error)}`;
+  return `Error: Tool "${options.toolName}" failed: ${describeError(options.error)}`;
 }
 
 export function toolTimedOutMessage(options: { toolName: string; timeoutMs: number }): string {
-  return `Tool "${options.toolName}" timed out after ${options.timeoutMs} ms and was cancelled. Try again with a smaller request, or another approach.`;
+  return `Error: Tool "${options.toolName}" timed out after ${options.timeoutMs} ms and was cancelled. Try again with a smaller request, or another approach.`;
 }
 
 export function toolAbortedMessage(options: { toolName: string }): string {
-  return `Tool "${options.toolName}" was aborted: the run was cancelled before the tool finished, so there is no output.`;
+  return `Error: Tool "${options.toolName}" was aborted: the run was cancelled before the tool finished, so there is no output.`;
 }
 
 function describeError(error: unknown): string {

@@ -145,7 +145,7 @@ describe('executeToolCalls', () => {
     const [result] = await executeToolCalls({ tools: [stuck, echo], calls: [call('stuck')] });
 
     expect(result?.isError).toBe(true);
-    expect(result?.content).toMatch(/^Tool "stuck" timed out after 20 ms/);
+    expect(result?.content).toMatch(/^Error: Tool "stuck" timed out after 20 ms/);
     expect(seenSignal?.aborted).toBe(true);
     expect(seenSignal?.reason).toMatchObject({ name: 'TimeoutError' });
   });
@@ -211,7 +211,7 @@ describe('executeToolCalls', () => {
       {
         callId: 'call_stuck',
         content:
-          'Tool "stuck" was aborted: the run was cancelled before the tool finished, so there is no output.',
+          'Error: Tool "stuck" was aborted: the run was cancelled before the tool finished, so there is no output.',
         isError: true,
       },
     ]);
@@ -280,7 +280,7 @@ describe('executeToolCalls', () => {
       calls: [call('echo', { count: 'two', mode: 'shouting' })],
     });
     expect(result?.content).toBe(
-      'Invalid arguments for tool "echo": missing required property "text"; property "count" must be integer, got string; property "mode" must be one of "loud", "quiet", null, got "shouting". Call the tool again with corrected arguments.',
+      'Error: Invalid arguments for tool "echo": missing required property "text"; property "count" must be integer, got string; property "mode" must be one of "loud", "quiet", null, got "shouting". Call the tool again with corrected arguments.',
     );
   });
 
@@ -308,27 +308,35 @@ describe('executeToolCalls', () => {
     expect(result).toMatchObject({
       toolName: 'ecko',
       isError: true,
-      content: 'Unknown tool "ecko". Available tools: echo. Call one of these instead.',
+      content: 'Error: Unknown tool "ecko". Available tools: echo. Call one of these instead.',
     });
   });
 
   it.each([
-    ['an Error', () => Promise.reject(new Error('disk full')), 'Tool "boom" failed: disk full'],
+    [
+      'an Error',
+      () => Promise.reject(new Error('disk full')),
+      'Error: Tool "boom" failed: disk full',
+    ],
     [
       'a TypeError',
       () => {
         throw new TypeError('x is not a function');
       },
-      'Tool "boom" failed: TypeError: x is not a function',
+      'Error: Tool "boom" failed: TypeError: x is not a function',
     ],
     [
       'a string',
       () => {
         throw 'plain string';
       },
-      'Tool "boom" failed: plain string',
+      'Error: Tool "boom" failed: plain string',
     ],
-    ['an object', () => Promise.reject({ status: 503 }), 'Tool "boom" failed: {"status":503}'],
+    [
+      'an object',
+      () => Promise.reject({ status: 503 }),
+      'Error: Tool "boom" failed: {"status":503}',
+    ],
   ])('turns %s thrown by a tool into an isError result', async (_label, execute, content) => {
     const boom = defineTool({
       name: 'boom',
