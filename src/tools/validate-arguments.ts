@@ -23,13 +23,13 @@ export function parseToolArguments(options: {
     const reason = error instanceof Error ? error.message : String(error);
     return {
       ok: false,
-      message: `Invalid arguments for tool "${toolName}": not valid JSON (${reason}). Call the tool again with a JSON object as its arguments.`,
+      message: `Error: Invalid arguments for tool "${toolName}": not valid JSON (${reason}). Call the tool again with a JSON object as its arguments.`,
     };
   }
   if (!isPlainObject(value)) {
     return {
       ok: false,
-      message: `Invalid arguments for tool "${toolName}": expected a JSON object, got ${jsonTypeOf(value)}. Call the tool again with a JSON object as its arguments.`,
+      message: `Error: Invalid arguments for tool "${toolName}": expected a JSON object, got ${jsonTypeOf(value)}. Call the tool again with a JSON object as its arguments.`,
     };
   }
   return { ok: true, value };

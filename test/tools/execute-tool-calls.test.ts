@@ -244,7 +244,11 @@ describe('executeToolCalls', () => {
   });
 
   it.each([
-    ['bad JSON', '{"text": "unterminated', /^Invalid arguments for tool "echo": not valid JSON \(/],
+    [
+      'bad JSON',
+      '{"text": "unterminated',
+      /^Error: Invalid arguments for tool "echo": not valid JSON \(/,
+    ],
     ['a JSON array', '["text"]', /expected a JSON object, got array/],
     ['a JSON string', '"hello"', /expected a JSON object, got string/],
     ['JSON null', 'null', /expected a JSON object, got null/],
