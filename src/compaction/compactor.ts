@@ -153,7 +153,10 @@ function buildCompactor({
     pruneToolResults(structural.pruneToolResults),
   );
   const firstTier = strategy ?? structuralTier;
+  // After a 413 one huge output is the usual cause; after an overflow, outputs the model has
+  // not read yet (which the structural tier protects) may be what no longer fits.
   const largestFirst = pipeline(pruneLargestToolResults(), firstTier);
+  const largestAfter = pipeline(firstTier, pruneLargestToolResults());
   const summaryTier = summarizeOlder({ ...summary, timeoutMs: summaryTimeoutMs });
 
   function evaluate(input: TriggerInput): TriggerDecision {
@@ -204,7 +207,12 @@ function buildCompactor({
     const request = { reason, budget };
     const context = backend === undefined ? { tokens, signal } : { tokens, backend, signal };
 
-    const tier1 = reason === 'payload-too-large' ? largestFirst : firstTier;
+    const tier1 =
+      reason === 'payload-too-large'
+        ? largestFirst
+        : reason === 'overflow'
+          ? largestAfter
+          : firstTier;
     const structuralResult = await tier1.apply({ ...request, transcript }, context);
     const strategies = appliedNames(tier1, transcript, structuralResult);
     let current = structuralResult.transcript;
@@ -257,20 +265,33 @@ function buildCompactor({
       maxTokens,
     });
     if (pruned.itemsRemoved > 0) strategies.push('emergencyPrune');
-    const { transcript: output, ...prunedFacts } = pruned;
+    const { transcript: kept, ...prunedFacts } = pruned;
+    // When even the latest turn is too large, its biggest tool outputs go (the model can re-run
+    // a tool with a narrower request), rather than the run ending in an overflow.
+    let output = kept;
+    let largestMetadata: Readonly<Record<string, unknown>> | undefined;
+    if (!pruned.fits) {
+      const largest = pruneLargestToolResults({ targetTokens: maxTokens });
+      const result = await largest.apply({ transcript: kept, reason, budget }, { tokens, signal });
+      largestMetadata = result.metadata;
+      if (result.transcript !== kept) strategies.push(largest.name);
+      output = result.transcript;
+    }
+    const tokensAfter = tokens.count(output);
     return {
       transcript: output,
       tier: 'emergency',
       strategies,
       tokensBefore,
-      tokensAfter: pruned.tokensAfter,
+      tokensAfter,
       effective: isEffective(output, tokens, budget),
-      fits: pruned.tokensAfter <= budget.maxTokens,
+      fits: tokensAfter <= budget.maxTokens,
       metadata: {
         trigger: triggerFacts(decision),
         budget,
         structural: structuralResult.metadata,
         emergency: prunedFacts,
+        ...(largestMetadata === undefined ? {} : { largestToolResults: largestMetadata }),
       },
     };
   }

@@ -371,6 +371,54 @@ describe('createCompactor', () => {
     }
   });
 
+  describe('a latest turn with a huge output the model has not read yet', () => {
+    const huge = 'line of output\n'.repeat(3_000);
+    const turn: Item[] = [
+      { kind: 'user', id: 'u1', content: 'run big' },
+      { kind: 'assistant', id: 'a1', toolCalls: [{ id: 'c1', name: 'big', arguments: '{}' }] },
+      {
+        kind: 'toolResult',
+        id: 'r1',
+        callId: 'c1',
+        toolName: 'big',
+        content: huge,
+        isError: false,
+      },
+    ];
+
+    it('after an overflow, compact() prunes it even though the structural tier protects it', async () => {
+      const compactor = createCompactor({ trigger: tokenBudgetTrigger({ maxTokens: 100_000 }) });
+      const outcome = await compactor.compact({
+        transcript: turn,
+        tokens,
+        reason: 'overflow',
+        signal: signal(),
+      });
+      expect(outcome.strategies).toEqual(['pruneLargestToolResults']);
+      expect(outcome.tokensAfter).toBeLessThan(outcome.tokensBefore / 10);
+      expect(outcome.transcript.map((item) => item.kind)).toEqual([
+        'user',
+        'assistant',
+        'toolResult',
+      ]);
+      expect(validateTranscript(outcome.transcript)).toEqual([]);
+    });
+
+    it('on the threshold path compact() leaves it, and the emergency prune cuts it rather than fail', async () => {
+      const compactor = createCompactor({
+        trigger: tokenBudgetTrigger({ maxTokens: 2_000, targetRatio: 0.5 }),
+      });
+      const input = { transcript: turn, tokens, reason: 'threshold' as const, signal: signal() };
+      const compacted = await compactor.compact(input);
+      expect(compacted.effective).toBe(false);
+      const emergency = await compactor.emergencyPrune(input);
+      expect(emergency.fits).toBe(true);
+      expect(emergency.strategies).toEqual(['pruneLargestToolResults']);
+      expect(emergency.tokensAfter).toBeLessThanOrEqual(1_000);
+      expect(validateTranscript(emergency.transcript)).toEqual([]);
+    });
+  });
+
   it('runs a given strategy in place of the structural tier', async () => {
     let applied = 0;
     const dropOldest: CompactionStrategy = {
