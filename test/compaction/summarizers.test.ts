@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { summarizeOlder } from '../../src/compaction/strategies/summarize-older.js';
 import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
 import { openAISummarizer } from '../../src/compaction/summarizers/openai.js';
 import {
@@ -6,6 +7,7 @@ import {
   SUMMARY_SECTIONS,
   validateSummaryText,
 } from '../../src/compaction/summary.js';
+import type { CompactionBackend } from '../../src/compaction/types.js';
 import { CompactionError } from '../../src/errors/compaction-error.js';
 import { ConfigError } from '../../src/errors/config-error.js';
 import {
@@ -13,6 +15,7 @@ import {
   fakeFaults,
   startFakeOpenAIServer,
 } from '../../src/testing/index.js';
+import { createTokenCounter } from '../../src/tokens/index.js';
 import { fromChatMessages } from '../../src/transcript/from-chat-messages.js';
 import type { Item } from '../../src/transcript/types.js';
 import { loadTranscriptFixtures } from '../support/transcripts.js';
@@ -343,6 +346,44 @@ describe('extractiveSummarizer', () => {
     expect(text).toContain('Calls made (the last 20 of 60 distinct):');
     expect(text).toContain('echo 59');
     expect(text.length).toBeLessThan(12_000);
+  });
+
+  it('keeps every file path and error line of the long session when summarizeOlder folds it in chunks', async () => {
+    const tokens = await createTokenCounter();
+    const session = fixtures.flatMap((fixture, file) =>
+      fromChatMessages(fixture.messages).map((item): Item => {
+        if (item.kind === 'toolResult') return { ...item, callId: `f${file}_${item.callId}` };
+        if (item.kind !== 'assistant' || item.toolCalls === undefined) return item;
+        return {
+          ...item,
+          toolCalls: item.toolCalls.map((call) => ({ ...call, id: `f${file}_${call.id}` })),
+        };
+      }),
+    );
+    const summarized: Item[] = [];
+    const extractive = extractiveSummarizer({ maxInputTokens: 8_000 });
+    const backend: CompactionBackend = {
+      ...extractive,
+      summarize(request) {
+        summarized.push(...request.transcript);
+        return extractive.summarize(request);
+      },
+    };
+    const result = await summarizeOlder({ keepRecentTokens: 2_000 }).apply(
+      { transcript: session, reason: 'threshold', budget: { maxTokens: 1, targetTokens: 1 } },
+      { tokens, backend, signal: signal() },
+    );
+    expect(result.metadata).toHaveProperty('summariesTruncated', 0);
+    expect((result.metadata as { calls: number }).calls).toBeGreaterThan(3);
+    const first = result.transcript[0];
+    const sections = parseSummarySections(first?.kind === 'context' ? first.text : '');
+    for (const path of independentPaths(summarized)) {
+      expect(sections['Files and artifacts'], path).toContain(path);
+    }
+    for (const line of independentErrorLines(summarized)) {
+      expect(sections['Errors seen'], line).toContain(asSummaryLine(line));
+    }
+    expect(independentPaths(summarized).length).toBeGreaterThan(20);
   });
 
   it('refuses a non-positive input limit', () => {

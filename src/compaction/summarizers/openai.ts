@@ -92,8 +92,10 @@ export function openAISummarizer(options: OpenAISummarizerOptions): CompactionBa
         { cause: error, code: signal.aborted ? 'summary_aborted' : 'summary_failed' },
       );
     }
-    const text = validateSummaryText(completion.choices[0]?.message.content ?? '');
-    return completion.usage === undefined
+    // Compatible servers sometimes omit fields the SDK types promise; treat that as no text.
+    const content: unknown = completion.choices?.[0]?.message?.content;
+    const text = validateSummaryText(typeof content === 'string' ? content : '');
+    return !completion.usage
       ? { text }
       : {
           text,
