@@ -1,0 +1,97 @@
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
+import { runTokensBench } from '../tokens.bench.js';
+import { billingBench } from './billing.js';
+import { perStepChartSvg } from './chart.js';
+import { compactionPassBench } from './compaction-pass.js';
+import { describeEnvironment } from './environment.js';
+import { buildLongSession } from './long-session.js';
+import { markdownTable, type ReportSection, renderSection } from './markdown.js';
+import { benchScale } from './options.js';
+import { perStepBench } from './per-step.js';
+import { scaleBench } from './scale.js';
+import { formatCount, formatMilliseconds, timed } from './stats.js';
+import { tokenCountingBench } from './token-counting.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const scale = benchScale();
+const started = performance.now();
+const environment = describeEnvironment({ quick: scale.quick });
+console.log(
+  `# loopkeeper benchmarks (${scale.quick ? 'quick' : 'full'} run)\n\n${environment.markdown}\n`,
+);
+
+const sections: ReportSection[] = [];
+function report(section: ReportSection): void {
+  sections.push(section);
+  console.log(`${renderSection(section)}\n`);
+}
+
+// The first counter loads the encoding; the token-counting table reports that load.
+const loading = await timed(() => createTokenCounter());
+const counter = loading.result;
+const long = buildLongSession({ counter, toolCalls: scale.toolCalls });
+const short = buildLongSession({ counter, tokens: scale.compactionTokens });
+
+const perStep = await perStepBench({ session: long, counter, scale });
+report(perStep.section);
+report(await compactionPassBench({ sessions: [short, long], counter, scale }));
+report(await billingBench({ session: long, counter, scale }));
+report(await scaleBench({ session: long, counter, scale }));
+report(await tokenCountingBench({ session: long, scale, loadMilliseconds: loading.milliseconds }));
+
+const tokenRows = await runTokensBench();
+report({
+  title: 'Token counter details (bench/tokens.bench.ts)',
+  intro:
+    'The counting benchmark kept beside the counter: encoding load, the largest transcript repeated to about 200k tokens (cold, warm, warm plus two items), and 10 MB tool outputs.',
+  body: markdownTable({
+    header: ['scenario', 'items', 'tokens', 'time'],
+    rows: tokenRows.map((row) => [
+      row.scenario,
+      formatCount(row.items),
+      formatCount(row.tokens),
+      formatMilliseconds(row.milliseconds),
+    ]),
+    right: [1, 2, 3],
+  }),
+});
+
+const projection = spawnSync(process.execPath, ['--import', 'tsx', 'bench/projection.bench.ts'], {
+  cwd: root,
+  encoding: 'utf8',
+});
+report({
+  title: 'Session log details (bench/projection.bench.ts)',
+  intro: 'The projection and file-store benchmark kept beside the log, run as it is.',
+  body:
+    projection.status === 0
+      ? projection.stdout.replace(/^## /gm, '### ').trim()
+      : `It failed: ${projection.stderr.trim()}`,
+});
+
+const elapsed = formatMilliseconds(performance.now() - started);
+console.log(`Finished in ${elapsed}.`);
+
+if (scale.quick) {
+  console.log('A --quick run leaves docs/benchmarks.md and docs/benchmarks-chart.svg as they are.');
+} else {
+  const chartTitle = `Per-step overhead against session length (${formatCount(long.toolCalls)} tool calls, 200k window)`;
+  writeFileSync(
+    `${root}docs/benchmarks-chart.svg`,
+    perStepChartSvg({ series: perStep.chart, title: chartTitle }),
+  );
+  const document = [
+    '# Benchmarks',
+    'loopkeeper against the libraries users would pick instead, measured side by side in one run on the same transcripts. Written by `npm run bench` (which installs the peers into `bench/node_modules` first); `npm run bench -- --quick` is a short run that prints the tables and leaves this page alone. Speed is only ever claimed here, never asserted in tests.',
+    `The long session is the five real transcripts of \`test/fixtures/transcripts\` replayed ${long.rounds.toFixed(1)} times with fresh item and call ids: ${formatCount(long.toolCalls)} tool calls, ${formatCount(long.items.length)} items, ${formatCount(long.tokens)} tokens. These recordings average ${formatCount(long.tokens / long.toolCalls)} tokens per tool call, so 2,000 tool calls come to about ${formatCount(long.tokens / 1000)}k tokens; where a benchmark asks for a 200k-token transcript it uses the same replay cut at 200k tokens (${formatCount(short.toolCalls)} tool calls).`,
+    `## Environment\n\n${environment.markdown}`,
+    `![Per-step overhead against session length](benchmarks-chart.svg)\n\n[The chart](benchmarks-chart.svg) plots section 1: time per step at ${perStep.chart[0]?.points.length ?? 0} points along the session, log scale.`,
+    ...sections.map(renderSection),
+    `Full run: ${elapsed}.`,
+  ].join('\n\n');
+  writeFileSync(`${root}docs/benchmarks.md`, `${document}\n`);
+  console.log('Wrote docs/benchmarks.md and docs/benchmarks-chart.svg.');
+}

@@ -1,0 +1,57 @@
+/** How big each benchmark runs: the full run (about ten minutes on 2 cores) or `--quick`. */
+export interface BenchScale {
+  readonly quick: boolean;
+  /** Tool calls in the long session of the per-step and compaction benchmarks. */
+  readonly toolCalls: number;
+  /** Tokens of the shorter transcript the compaction pass also runs on. */
+  readonly compactionTokens: number;
+  /** Steps in the start and in the end window of the per-step benchmark. */
+  readonly windowSteps: number;
+  /** Points along the session where every contender is measured for the chart. */
+  readonly chartPoints: number;
+  /** Repeats of one measurement where a single run would be noisy. */
+  readonly repeats: number;
+  /** Steps of the billed-token replay. */
+  readonly billingSteps: number;
+  readonly actors: number;
+  readonly itemsPerActor: number;
+  /** Items written to the file-store session that is then opened and resumed. */
+  readonly fileItems: number;
+  /** A compaction marker is written after every this many items. */
+  readonly fileMarkerEvery: number;
+}
+
+export function benchScale({
+  argv = process.argv.slice(2),
+}: {
+  argv?: readonly string[];
+} = {}): BenchScale {
+  const quick = argv.includes('--quick');
+  return quick
+    ? {
+        quick,
+        toolCalls: 500,
+        compactionTokens: 200_000,
+        windowSteps: 10,
+        chartPoints: 8,
+        repeats: 1,
+        billingSteps: 500,
+        actors: 200,
+        itemsPerActor: 50,
+        fileItems: 10_000,
+        fileMarkerEvery: 2_000,
+      }
+    : {
+        quick,
+        toolCalls: 2_000,
+        compactionTokens: 200_000,
+        windowSteps: 40,
+        chartPoints: 16,
+        repeats: 3,
+        billingSteps: 500,
+        actors: 1_000,
+        itemsPerActor: 50,
+        fileItems: 100_000,
+        fileMarkerEvery: 5_000,
+      };
+}
