@@ -65,6 +65,8 @@ export interface FaultResult {
   readonly logged: readonly SessionEvent[];
   /** Model HTTP requests the faulty turn made, retries included. */
   readonly requests: number;
+  /** The raw bodies of those requests. */
+  readonly requestBodies: readonly string[];
 }
 
 /** A compactor that never fires on its own: it only answers provider refusals. */
@@ -106,7 +108,9 @@ function describeHandling({
     }
   }
   const errorResults = appended.filter((item) => item.kind === 'toolResult' && item.isError);
-  const aborted = errorResults.filter((item) => /abort/i.test(JSON.stringify(item)));
+  const aborted = errorResults.filter(
+    (item) => item.kind === 'toolResult' && /aborted/i.test(item.content),
+  );
   if (aborted.length > 0) parts.push(`${aborted.length} synthetic aborted result(s)`);
   if (errorResults.length > aborted.length) {
     parts.push(`${errorResults.length - aborted.length} isError tool result(s)`);
@@ -165,7 +169,8 @@ export async function runFaultScenario(
     await whenIdle(live);
     recording.unsubscribe();
     const stateAfterFault = live.getSnapshot().value;
-    const requests = server.requests.length - requestsBefore;
+    const requestBodies = server.requests.slice(requestsBefore).map((request) => request.rawBody);
+    const requests = requestBodies.length;
 
     const after = await readEvents(directory, sessionId);
     const history = effectiveHistory(after);
@@ -197,6 +202,7 @@ export async function runFaultScenario(
       appended,
       logged,
       requests,
+      requestBodies,
     };
   } finally {
     loop?.stop();
