@@ -14,82 +14,77 @@ export type {
 } from '../machines/agent-loop.types.js';
 
 // Compaction.
-export { type ApplyCompactionOptions, applyCompaction } from './compaction/apply.js';
 export {
+  type ApplyCompactionOptions,
+  applyCompaction,
   type CompactInput,
+  type CompactionBackend,
+  type CompactionBudget,
+  type CompactionContext,
+  type CompactionRequest,
+  type CompactionResult,
+  type CompactionStrategy,
+  type CompactionTrigger,
   type CompactOutcome,
   type Compactor,
   type CompactorOptions,
+  type ContextWindowTriggerOptions,
+  compactionBudgetFor,
+  contextWindowTrigger,
   createCompactor,
+  createSummaryItem,
+  DEFAULT_SUMMARY_PROMPT,
+  type DropReasoningOptions,
+  defaultToolOutputPlaceholder,
+  dropFailedToolResults,
+  dropReasoning,
   type EmergencyOutcome,
   type EmergencyPruneInput,
-} from './compaction/compactor.js';
-export { pipeline } from './compaction/pipeline.js';
-export { dropFailedToolResults } from './compaction/strategies/drop-failed-tool-results.js';
-export {
-  type DropReasoningOptions,
-  dropReasoning,
-} from './compaction/strategies/drop-reasoning.js';
-export {
   type EmergencyPruneOptions,
-  emergencyPrune,
-} from './compaction/strategies/emergency-prune.js';
-export { type KeepRecentOptions, keepRecent } from './compaction/strategies/keep-recent.js';
-export {
-  type PruneLargestToolResultsOptions,
-  pruneLargestToolResults,
-} from './compaction/strategies/prune-largest-tool-results.js';
-export {
-  type PruneToolResultsOptions,
-  pruneToolResults,
-} from './compaction/strategies/prune-tool-results.js';
-export {
-  type SummarizeOlderOptions,
-  summarizeOlder,
-} from './compaction/strategies/summarize-older.js';
-export {
+  type EmergencyPruneOutcome,
+  type EmergencyPruneTranscriptInput,
   type ExtractiveSummarizerOptions,
+  emergencyPrune,
+  emergencyPruneTranscript,
   extractiveSummarizer,
-} from './compaction/summarizers/extractive.js';
-export { type OpenAISummarizerOptions, openAISummarizer } from './compaction/summarizers/openai.js';
-export {
-  createSummaryItem,
-  isSummaryItem,
-  SUMMARY_SECTIONS,
-  type SummaryItem,
-  type SummarySection,
-  validateSummaryText,
-} from './compaction/summary.js';
-export {
-  type ContextWindowTriggerOptions,
-  contextWindowTrigger,
-} from './compaction/triggers/context-window-trigger.js';
-export {
   type ItemCountTriggerOptions,
+  isSummaryItem,
   itemCountTrigger,
-} from './compaction/triggers/item-count-trigger.js';
-export {
+  type KeepRecentOptions,
+  keepRecent,
+  type LoopMutator,
+  type MutationInput,
+  type MutationMarker,
+  type MutationOutput,
+  type MutationPoint,
+  type OpenAISummarizerOptions,
+  openAISummarizer,
+  type PipelineStep,
+  type PrunedToolOutput,
+  type PruneLargestToolResultsOptions,
+  type PruneToolResultsOptions,
+  parseSummarySections,
+  pipeline,
+  pruneLargestToolResults,
+  pruneToolResults,
+  renderSummaryInput,
+  SUMMARY_PREAMBLE,
+  SUMMARY_SECTIONS,
+  type SummarizeOlderOptions,
+  type SummaryItem,
+  type SummaryRequest,
+  type SummaryResult,
+  type SummarySection,
+  summarizeOlder,
+  summaryBody,
+  summaryInputTokens,
   type TokenBudgetTriggerOptions,
+  type ToolOutputPlaceholder,
+  type TriggerDecision,
+  type TriggerInput,
   tokenBudgetTrigger,
-} from './compaction/triggers/token-budget-trigger.js';
-export type {
-  CompactionBackend,
-  CompactionBudget,
-  CompactionContext,
-  CompactionRequest,
-  CompactionResult,
-  CompactionStrategy,
-  CompactionTrigger,
-  LoopMutator,
-  MutationInput,
-  MutationMarker,
-  MutationOutput,
-  MutationPoint,
-  SummaryRequest,
-  SummaryResult,
-  TriggerDecision,
-  TriggerInput,
-} from './compaction/types.js';
+  validateSummaryText,
+} from './compaction/index.js';
 
 // Errors.
 export {
@@ -110,6 +105,7 @@ export {
 // Session log.
 export {
   type AppendOptions,
+  assertValidSessionId,
   buildReplacementView,
   type CompactionReason,
   type CompactionTier,
@@ -120,6 +116,7 @@ export {
   type ItemsAppendedEvent,
   isValidSessionId,
   loadProjection,
+  MAX_SESSION_ID_LENGTH,
   MemorySessionStore,
   type MemorySessionStoreOptions,
   type NewSessionEvent,
@@ -128,11 +125,13 @@ export {
   type RunFinishedEvent,
   type RunOutcome,
   type RunStartedEvent,
+  SESSION_EVENT_TYPES,
   SESSION_SCHEMA_VERSION,
   type SessionEvent,
   type SessionEventType,
   SessionProjection,
   type SessionStore,
+  type TornLineRecovery,
   type TranscriptReplacedEvent,
   type UsageReportedEvent,
   type ViewEntry,
@@ -193,9 +192,11 @@ export {
 // Tokens.
 export {
   type Calibration,
+  countRequest,
   countTokens,
   createCalibration,
   createTokenCounter,
+  TOKEN_ENCODINGS,
   type TokenCounter,
   type TokenCounterOptions,
   type TokenEncoding,
@@ -204,6 +205,7 @@ export {
 // Tools.
 export {
   type AnyToolDefinition,
+  createAbortedToolResults,
   createToolRegistry,
   defineTool,
   type ExecuteToolCallsOptions,
@@ -219,26 +221,36 @@ export {
   type AssistantItem,
   assertValidTranscript,
   atomicGroups,
+  type ChatShape,
   COMPACTION_SUMMARY_NAME,
   type ContextItem,
   createItemId,
+  type DetectErrorInput,
+  defaultDetectError,
   type FromChatMessagesOptions,
   fromChatMessages,
   type ImagePart,
+  ITEM_KINDS,
   type Item,
   type ItemKind,
+  type ItemRange,
+  itemToChatMessage,
   type ProtocolProblem,
   type ProtocolProblemKind,
   type ReasoningPart,
   type Repair,
+  type RepairedTranscript,
+  type RepairTranscriptOptions,
   repairTranscript,
   type TextPart,
   type ToChatMessagesOptions,
   type ToolCall,
   type ToolResultItem,
   toChatMessages,
+  UNANSWERED_CALL_CONTENT,
   type UserContentPart,
   type UserItem,
+  type UserTurns,
   userTurns,
   validateTranscript,
 } from './transcript/index.js';
