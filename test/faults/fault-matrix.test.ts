@@ -243,11 +243,14 @@ const cases: readonly MatrixCase[] = [
   {
     fault: 'abort mid-inference',
     replies: [fakeFaults.hang()],
-    during: (loop) => {
-      const subscription = loop.on('InferenceStarted', () => {
-        subscription.unsubscribe();
-        setTimeout(() => loop.send({ type: 'abort' }), 20);
-      });
+    during: ({ loop, server }) => {
+      // Abort once the request has reached the server, so the hang is what gets cut off.
+      const received = server.requests.length;
+      const poll = setInterval(() => {
+        if (server.requests.length === received) return;
+        clearInterval(poll);
+        loop.send({ type: 'abort' });
+      }, 5);
     },
     outcome: 'aborted',
     errorCode: 'aborted',
@@ -264,7 +267,7 @@ const cases: readonly MatrixCase[] = [
         ],
       },
     ],
-    during: (loop) => {
+    during: ({ loop }) => {
       const subscription = loop.on('ToolCallStarted', (event) => {
         if (event.toolName !== 'wait_for_abort') return;
         subscription.unsubscribe();

@@ -9,10 +9,14 @@ import { effectiveHistory } from '../../src/log/effective-history.js';
 import type { SessionEvent } from '../../src/log/events.js';
 import { FileSessionStore } from '../../src/log/file-store.js';
 import { openAIChatModel } from '../../src/model/openai-chat-model.js';
+import type { ModelAdapter } from '../../src/model/types.js';
 import { type AgentLoopActor, openAgentLoop } from '../../src/runtime/create-agent-loop.js';
 import { runTurn } from '../../src/runtime/run-turn.js';
 import type { RunFinished, TelemetryEvent } from '../../src/runtime/telemetry-events.js';
-import { startFakeOpenAIServer } from '../../src/testing/fake-openai-server.js';
+import {
+  type FakeOpenAIServer,
+  startFakeOpenAIServer,
+} from '../../src/testing/fake-openai-server.js';
 import type { FakeReply } from '../../src/testing/fake-replies.js';
 import type { TokenCounter } from '../../src/tokens/types.js';
 import { defineTool } from '../../src/tools/define-tool.js';
@@ -39,6 +43,7 @@ export interface FaultScenario {
   readonly fault: string;
   /** Replies of the faulty turn, queued after the warm-up; later requests get a plain answer. */
   readonly replies: readonly FakeReply[];
+  /** Model options of the faulty turn only; the other turns use plain options. */
   readonly model?: {
     readonly stream?: boolean;
     readonly timeout?: number;
@@ -48,7 +53,10 @@ export interface FaultScenario {
   readonly compactor?: (tokens: TokenCounter) => Compactor;
   readonly toolTimeoutMs?: number;
   /** Attached just before the faulty turn, e.g. to abort it at the right moment. */
-  readonly during?: (loop: AgentLoopActor) => void;
+  readonly during?: (context: {
+    readonly loop: AgentLoopActor;
+    readonly server: FakeOpenAIServer;
+  }) => void;
 }
 
 /** Everything a test needs to check one row beyond what the row itself says. */
@@ -133,16 +141,29 @@ export async function runFaultScenario(
   });
   const store = new FileSessionStore({ directory });
   const sessionId = 'fault-session';
+  const plain = openAIChatModel({
+    baseURL: server.url,
+    apiKey: 'test-key',
+    model: 'gpt-test',
+    maxRetries: 0,
+  });
+  const faulty = openAIChatModel({
+    baseURL: server.url,
+    apiKey: 'test-key',
+    model: 'gpt-test',
+    maxRetries: 0,
+    ...scenario.model,
+  });
+  // A short timeout must not fail the warm-up on a loaded machine: it applies to the faulty turn only.
+  let current: ModelAdapter = plain;
+  const model: ModelAdapter = {
+    name: 'switching',
+    generate: (request) => current.generate(request),
+  };
   let loop: AgentLoopActor | undefined;
   try {
     loop = await openAgentLoop({
-      model: openAIChatModel({
-        baseURL: server.url,
-        apiKey: 'test-key',
-        model: 'gpt-test',
-        maxRetries: 0,
-        ...scenario.model,
-      }),
+      model,
       tools: [lookup, ...(scenario.tools ?? [])],
       compactor: scenario.compactor?.(tokens) ?? reactiveCompactor(),
       store,
@@ -164,9 +185,11 @@ export async function runFaultScenario(
     const recording = live.on('*', (event) => {
       telemetry.push(event);
     });
-    scenario.during?.(live);
+    scenario.during?.({ loop: live, server });
+    current = faulty;
     const finished = await runTurn(live, 'Now something goes wrong.');
     await whenIdle(live);
+    current = plain;
     recording.unsubscribe();
     const stateAfterFault = live.getSnapshot().value;
     const requestBodies = server.requests.slice(requestsBefore).map((request) => request.rawBody);
