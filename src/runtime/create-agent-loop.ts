@@ -69,6 +69,12 @@ export function createAgentLoopLogic({
   encoding = 'o200k_base',
 }: Omit<AgentLoopOptions, 'inspect'>): AgentLoopLogic {
   validateOptions({ model, maxConsecutiveCompactions, maxStepsPerRun, mutators, compactor });
+  if (toolTimeoutMs !== undefined && !(Number.isInteger(toolTimeoutMs) && toolTimeoutMs > 0)) {
+    throw new ConfigError(
+      `createAgentLoop: toolTimeoutMs must be a whole number of milliseconds > 0, got ${toolTimeoutMs}`,
+      { code: 'config_invalid_timeout' },
+    );
+  }
   createToolRegistry(tools);
   const session = new LoopSession({
     store,

@@ -16,13 +16,16 @@ import type {
 } from '../../machines/agent-loop.types.js';
 import type { Compactor } from '../compaction/compactor.js';
 import type { LoopMutator, MutationMarker } from '../compaction/types.js';
+import { ModelError } from '../errors/model-error.js';
 import { MutatorError } from '../errors/mutator-error.js';
+import { ProtocolError } from '../errors/protocol-error.js';
 import type { NewSessionEvent } from '../log/events.js';
 import { buildReplacementView } from '../log/replacement-view.js';
 import type { ModelAdapter, ModelResponse } from '../model/types.js';
 import { executeToolCalls } from '../tools/execute-tool-calls.js';
 import { toolSpecs } from '../tools/tool-registry.js';
 import type { AnyToolDefinition } from '../tools/types.js';
+import { checkItem } from '../transcript/check-item.js';
 import { createItemId } from '../transcript/ids.js';
 import type { AssistantItem, Item, ProtocolProblem } from '../transcript/types.js';
 import { validateTranscript } from '../transcript/validate-transcript.js';
@@ -83,13 +86,19 @@ export function createLoopActors({
   return {
     beginRun: fromPromise<void, BeginRunInput>(async ({ input }) => {
       await session.open();
+      const user = { kind: 'user' as const, id: createItemId('user'), content: input.content };
+      // Refused at the door: nothing of a run with invalid input reaches the log.
+      const problems = checkItem(user, session.items.length);
+      if (problems.length > 0) {
+        throw new ProtocolError(problems, `Invalid user message: ${problems[0]?.message ?? ''}`);
+      }
       session.beginRun(input.runId);
       await session.appendForRun(input.runId, [
         { type: 'run-started', runId: input.runId },
         {
           type: 'items-appended',
           runId: input.runId,
-          items: [{ kind: 'user', id: createItemId('user'), content: input.content }],
+          items: [user],
         },
       ]);
     }),
@@ -314,13 +323,18 @@ export function createLoopActors({
     }),
 
     finishRun: fromPromise<void, FinishRunInput>(async ({ input }) => {
-      await session.finishRun(input.runId, {
-        type: 'run-finished',
-        runId: input.runId,
-        outcome: input.outcome,
-        steps: input.steps,
-        ...(input.error === null ? {} : { error: input.error }),
-      });
+      const why = input.error === null ? input.outcome : `${input.outcome}: ${input.error.message}`;
+      await session.finishRun(
+        input.runId,
+        {
+          type: 'run-finished',
+          runId: input.runId,
+          outcome: input.outcome,
+          steps: input.steps,
+          ...(input.error === null ? {} : { error: input.error }),
+        },
+        `The run ended (${why}) before this tool call was answered.`,
+      );
     }),
 
     abortRun: fromPromise<void, FinishRunInput>(async ({ input }) => {
@@ -344,6 +358,7 @@ export function createLoopActors({
  * that repeat within the answer) get fresh ones, so a misbehaving model cannot break the protocol.
  */
 function toAssistantItem(response: ModelResponse, session: LoopSession): AssistantItem {
+  assertWellFormedResponse(response);
   const used = new Set<string>();
   const toolCalls = (response.toolCalls ?? []).map((call) => {
     const id =
@@ -362,4 +377,34 @@ function toAssistantItem(response: ModelResponse, session: LoopSession): Assista
       : { reasoning: response.reasoning }),
     ...(toolCalls.length === 0 ? {} : { toolCalls }),
   };
+}
+
+/** Refuses a malformed answer (as sloppy compatible servers send) before it can reach the log. */
+function assertWellFormedResponse(response: ModelResponse): void {
+  const value = response as unknown as Record<string, unknown>;
+  const problems: string[] = [];
+  if (value['text'] !== undefined && typeof value['text'] !== 'string') {
+    problems.push('text is not a string');
+  }
+  const calls = value['toolCalls'];
+  if (calls !== undefined && !Array.isArray(calls)) problems.push('toolCalls is not a list');
+  for (const [index, call] of (Array.isArray(calls) ? calls : []).entries()) {
+    const record = (typeof call === 'object' && call !== null ? call : {}) as Record<
+      string,
+      unknown
+    >;
+    if (typeof record['id'] !== 'string') problems.push(`tool call ${index} has no string id`);
+    if (typeof record['name'] !== 'string' || record['name'] === '') {
+      problems.push(`tool call ${index} has no name`);
+    }
+    if (typeof record['arguments'] !== 'string') {
+      problems.push(`tool call ${index} arguments are not a JSON string`);
+    }
+  }
+  if (problems.length > 0) {
+    throw new ModelError(
+      'invalid_response',
+      `The model's answer is malformed: ${problems.join('; ')}`,
+    );
+  }
 }

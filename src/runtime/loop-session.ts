@@ -5,6 +5,7 @@ import { type ReportedUsage, SessionProjection } from '../log/projection.js';
 import type { SessionStore } from '../log/store.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter, TokenEncoding } from '../tokens/types.js';
+import { checkItem } from '../transcript/check-item.js';
 import { createItemId } from '../transcript/ids.js';
 import type { Item, ToolResultItem } from '../transcript/types.js';
 import { ProtocolTracker } from './protocol-tracker.js';
@@ -31,6 +32,7 @@ export class LoopSession {
   #opened: Promise<void> | undefined;
   #writes: Promise<unknown> = Promise.resolve();
   #activeRunId: string | null = null;
+  readonly #startedRuns = new Set<string>();
   #tokenTotal = 0;
   #countedItems = 0;
   #countedEpoch = -1;
@@ -140,6 +142,7 @@ export class LoopSession {
 
   beginRun(runId: string): void {
     this.#activeRunId = runId;
+    this.#startedRuns.add(runId);
     this.#runs += 1;
   }
 
@@ -172,15 +175,24 @@ export class LoopSession {
     }
   }
 
-  /** Ends the run: answers open tool calls (when aborted) and writes `run-finished`. */
-  async finishRun(runId: string, finished: NewSessionEvent, abortMessage?: string): Promise<void> {
-    this.#activeRunId = null;
+  /**
+   * Ends the run: answers its open tool calls with synthetic error results that say why (so
+   * the transcript stays valid whether the run completed, failed or was aborted) and writes
+   * `run-finished`.
+   */
+  async finishRun(
+    runId: string,
+    finished: NewSessionEvent,
+    openCallMessage: string,
+  ): Promise<void> {
+    const started = this.#startedRuns.delete(runId);
+    if (this.#activeRunId === runId) this.#activeRunId = null;
+    // A run refused before it started (invalid input) wrote nothing and writes nothing now.
+    if (!started) return;
     await this.#enqueue(async () => {
       const events: NewSessionEvent[] = [];
-      if (abortMessage !== undefined) {
-        const answers = this.#syntheticResults(abortMessage);
-        if (answers.length > 0) events.push({ type: 'items-appended', runId, items: answers });
-      }
+      const answers = this.#syntheticResults(openCallMessage);
+      if (answers.length > 0) events.push({ type: 'items-appended', runId, items: answers });
       events.push(finished);
       await this.#appendNow(events);
     });
@@ -213,6 +225,11 @@ export class LoopSession {
       event.type === 'items-appended' ? event.items : [],
     );
     if (appended.length === 0) return;
+    // A malformed item must never reach the log: it would poison every later run.
+    const malformed = appended.flatMap((item, offset) =>
+      checkItem(item, this.items.length + offset),
+    );
+    if (malformed.length > 0) throw new ProtocolError(malformed);
     const problem = this.#tracker.check(appended);
     if (problem !== null) {
       throw new ProtocolError([
