@@ -40,6 +40,8 @@ export interface LoopProbe {
   readonly kept: boolean;
   /** The log's effective history validated right after the bad run. */
   readonly logValid: boolean;
+  /** Events the bad run logged. */
+  readonly logged: readonly SessionEvent[];
   /** Items the bad run appended. */
   readonly appended: readonly Item[];
   readonly events: readonly SessionEvent[];
@@ -88,9 +90,10 @@ export async function probeLoop({
     const idle = snapshot.value === 'idle' && snapshot.context.queue.length === 0;
     const after = await readEvents(store, sessionId);
     const logValid = validateTranscript(effectiveHistory(after)).length === 0;
-    const appended = after
-      .slice(before.length)
-      .flatMap((event) => (event.type === 'items-appended' ? event.items : []));
+    const logged = after.slice(before.length);
+    const appended = logged.flatMap((event) =>
+      event.type === 'items-appended' ? event.items : [],
+    );
     const next = await runTurn(loop, 'Thanks, carry on.');
     const events = await readEvents(store, sessionId);
     return {
@@ -99,6 +102,7 @@ export async function probeLoop({
       idle,
       kept: keepsPrefix(before, after) && keepsPrefix(after, events),
       logValid,
+      logged,
       appended,
       events,
     };

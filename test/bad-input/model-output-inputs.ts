@@ -59,6 +59,12 @@ export function rawAssistant(message: Readonly<Record<string, unknown>>): FakeRe
   });
 }
 
+/** A malformed answer fails the run as an invalid response and never reaches the log. */
+function refusedAnswer(probe: LoopProbe): string {
+  expect(probe.appended.map((item) => item.kind)).toEqual(['user']);
+  return `${expectRunFailed(probe, { name: 'ModelError', code: 'model_invalid_response' })}; the answer is not logged`;
+}
+
 function toolResults(probe: LoopProbe): ToolResultItem[] {
   return probe.appended.filter((item): item is ToolResultItem => item.kind === 'toolResult');
 }
@@ -141,17 +147,13 @@ export const modelOutputInputs: readonly CatalogEntry[] = [
     area: 'model output',
     input: 'assistant content that is a number (a sloppy compatible server)',
     check: async ({ tokens }) =>
-      expectRunFailed(await probeOverHttp(tokens, [rawAssistant({ content: 42 })]), {
-        name: 'ProtocolError',
-        code: 'protocol_invalid',
-        knownBug: 'the invalid assistant item is logged before the check, so later runs fail too',
-      }),
+      refusedAnswer(await probeOverHttp(tokens, [rawAssistant({ content: 42 })])),
   },
   {
     area: 'model output',
     input: 'tool call arguments sent as a JSON object instead of a string',
     check: async ({ tokens }) =>
-      expectRunFailed(
+      refusedAnswer(
         await probeOverHttp(tokens, [
           rawAssistant({
             content: null,
@@ -160,11 +162,19 @@ export const modelOutputInputs: readonly CatalogEntry[] = [
             ],
           }),
         ]),
-        {
-          name: 'TypeError',
-          code: 'unexpected',
-          knownBug: 'untyped error, and the invalid call is logged unanswered, so later runs fail',
-        },
+      ),
+  },
+  {
+    area: 'model output',
+    input: 'tool call with an empty name',
+    check: async ({ tokens }) =>
+      refusedAnswer(
+        await probeOverHttp(tokens, [
+          rawAssistant({
+            content: null,
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: '', arguments: '{}' } }],
+          }),
+        ]),
       ),
   },
 ];

@@ -8,6 +8,7 @@ import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-t
 import { effectiveHistory } from '../../src/log/effective-history.js';
 import type { SessionEvent } from '../../src/log/events.js';
 import { FileSessionStore } from '../../src/log/file-store.js';
+import type { SessionStore } from '../../src/log/store.js';
 import { openAIChatModel } from '../../src/model/openai-chat-model.js';
 import type { ModelAdapter } from '../../src/model/types.js';
 import { type AgentLoopActor, openAgentLoop } from '../../src/runtime/create-agent-loop.js';
@@ -52,6 +53,8 @@ export interface FaultScenario {
   readonly tools?: readonly AnyToolDefinition[];
   readonly compactor?: (tokens: TokenCounter) => Compactor;
   readonly toolTimeoutMs?: number;
+  /** Wraps the file store the loop writes through, e.g. to fail a write. */
+  readonly store?: (inner: SessionStore) => SessionStore;
   /** Attached just before the faulty turn, e.g. to abort it at the right moment. */
   readonly during?: (context: {
     readonly loop: AgentLoopActor;
@@ -116,12 +119,15 @@ function describeHandling({
     }
   }
   const errorResults = appended.filter((item) => item.kind === 'toolResult' && item.isError);
-  const aborted = errorResults.filter(
-    (item) => item.kind === 'toolResult' && /aborted/i.test(item.content),
+  // The loop's own answers to calls a run left open (aborted, failed, interrupted).
+  const synthetic = errorResults.filter(
+    (item) => item.kind === 'toolResult' && item.content.startsWith('[loopkeeper]'),
   );
-  if (aborted.length > 0) parts.push(`${aborted.length} synthetic aborted result(s)`);
-  if (errorResults.length > aborted.length) {
-    parts.push(`${errorResults.length - aborted.length} isError tool result(s)`);
+  if (synthetic.length > 0) {
+    parts.push(`${synthetic.length} synthetic result(s) for open calls`);
+  }
+  if (errorResults.length > synthetic.length) {
+    parts.push(`${errorResults.length - synthetic.length} isError tool result(s)`);
   }
   return parts.join(', ');
 }
@@ -166,7 +172,7 @@ export async function runFaultScenario(
       model,
       tools: [lookup, ...(scenario.tools ?? [])],
       compactor: scenario.compactor?.(tokens) ?? reactiveCompactor(),
-      store,
+      store: scenario.store?.(store) ?? store,
       sessionId,
       tokens,
       ...(scenario.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: scenario.toolTimeoutMs }),

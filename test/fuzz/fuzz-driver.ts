@@ -17,6 +17,7 @@ import type { ScriptedAnswer, ScriptedFailure } from '../../src/testing/scripted
 import type { TokenCounter } from '../../src/tokens/types.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+import { FailingStore } from '../faults/failing-store.js';
 import type { PlannedAnswer, PlannedSummary, SessionPlan, ToolMode } from './fuzz-plan.js';
 
 /** Running totals over every session the fuzz drives. */
@@ -53,6 +54,12 @@ function untilAborted(signal: AbortSignal): Promise<never> {
     if (signal.aborted) reject(signal.reason);
     signal.addEventListener('abort', () => reject(signal.reason), { once: true });
   });
+}
+
+async function readAll(store: MemorySessionStore, sessionId: string): Promise<SessionEvent[]> {
+  const events: SessionEvent[] = [];
+  for await (const event of store.read(sessionId)) events.push(event);
+  return events;
 }
 
 function same(left: unknown, right: unknown): boolean {
@@ -131,6 +138,18 @@ export async function runSessionPlan({
   };
 
   const store = new MemorySessionStore();
+  let appends = 0;
+  const failing = new Set(plan.failingAppends);
+  const flakyStore = new FailingStore({
+    inner: store,
+    shouldFail: (events) => {
+      appends += 1;
+      // A failed closing write leaves the run open until the session is reopened: a known bug
+      // with its own test in test/faults, kept out of the fuzz so the fuzz can look further.
+      if (events.some((event) => event.type === 'run-finished')) return false;
+      return failing.has(appends);
+    },
+  });
   const live = createAgentLoop({
     model,
     tools: [work],
@@ -141,7 +160,7 @@ export async function runSessionPlan({
       summary: { keepRecentTokens: 150 },
       summaryTimeoutMs: 5,
     }),
-    store,
+    store: flakyStore,
     tokens,
     toolTimeoutMs: 5,
     maxStepsPerRun: 4,
@@ -167,8 +186,7 @@ export async function runSessionPlan({
     if (finished.error?.code === 'unexpected') {
       violations.push(`run ended with an untyped error: ${finished.error.message}`);
     }
-    const events: SessionEvent[] = [];
-    for await (const event of store.read(live.session.sessionId)) events.push(event);
+    const events = await readAll(store, live.session.sessionId);
     const history = effectiveHistory(events);
     const problems = validateTranscript(history);
     if (problems.length > 0) {
@@ -190,8 +208,11 @@ export async function runSessionPlan({
   if (!same(reopened.session.items, live.session.items)) {
     violations.push('a loop reopened from the log has a different history');
   }
-  if (reopened.session.runs !== plan.messages.length) {
-    violations.push(`reopened loop counts ${reopened.session.runs} runs`);
+  const started = (await readAll(store, live.session.sessionId)).filter(
+    (event) => event.type === 'run-started',
+  ).length;
+  if (reopened.session.runs !== started) {
+    violations.push(`reopened loop counts ${reopened.session.runs} runs, the log ${started}`);
   }
   return violations;
 }

@@ -31,6 +31,8 @@ export interface SessionPlan {
   /** Taken in order by every summarizer call; once empty the summarizer succeeds. */
   readonly summaries: readonly PlannedSummary[];
   readonly maxConsecutiveCompactions: number;
+  /** Appends to the store (counted from 1 over the session) that fail, as on a full disk. */
+  readonly failingAppends: readonly number[];
 }
 
 const call: fc.Arbitrary<PlannedCall> = fc.record({
@@ -81,4 +83,8 @@ export const sessionPlan: fc.Arbitrary<SessionPlan> = fc.record({
   answers: fc.array(answer, { minLength: 4, maxLength: 30 }),
   summaries: fc.array(summary, { maxLength: 6 }),
   maxConsecutiveCompactions: fc.integer({ min: 0, max: 3 }),
+  failingAppends: fc.oneof(
+    { arbitrary: fc.constant([]), weight: 3 },
+    { arbitrary: fc.uniqueArray(fc.integer({ min: 1, max: 40 }), { maxLength: 3 }), weight: 1 },
+  ),
 });
