@@ -209,6 +209,10 @@ export async function billingBench({
       (entry) =>
         `${entry.name.replaceAll('`', '')}: ${formatRatio(entry.bill.billed / (loopkeeper as Bill).billed)} loopkeeper's billed tokens over the same ${formatCount(entry.bill.requests)} requests.`,
     );
+  notes.push(
+    'The AI SDK row is the cheapest because `pruneMessages` with these options keeps only the tool calls and results of the last two messages, whatever the budget: every older tool output is gone from the next request. The table counts tokens; it does not judge what the model can still do with what it is sent.',
+    'A cache break is a request whose previous request is not a prefix of it. loopkeeper breaks the cache only when it compacts; between compactions its history only grows at the end.',
+  );
   return {
     title: '3. Billed tokens over a replay',
     intro: `The first ${formatCount(steps.length)} steps of the long session (${formatCount(steps.at(-1)?.toolCallsSoFar ?? 0)} tool calls, ${formatCount(steps.at(-1)?.tokensSoFar ?? 0)} tokens) replayed against a ${formatCount(WINDOW)}-token window; a request over ${formatCount(limit)} tokens (the window less an ${formatCount(OUTPUT_RESERVE)}-token output reserve) overflows. Each request is billed as its uncached tokens plus its cached prefix, the part identical to the previous request, at ${CACHED_PRICE} of the price (cached only from ${formatCount(CACHE_MINIMUM)} tokens, in steps of ${CACHE_STEP}, as OpenAI caches). Budgets: line ${formatCount(line)}, target ${formatCount(target)} tokens. "Billed" is in uncached-token equivalents.`,

@@ -14,7 +14,8 @@ function escapeXml(text: string): string {
 function tickLabel(milliseconds: number): string {
   if (milliseconds >= 1000) return `${milliseconds / 1000} s`;
   if (milliseconds >= 1) return `${milliseconds} ms`;
-  return `${Math.round(milliseconds * 1000)} µs`;
+  if (milliseconds >= 0.001) return `${Math.round(milliseconds * 1000)} µs`;
+  return `${Math.round(milliseconds * 1_000_000)} ns`;
 }
 
 /**

@@ -47,7 +47,7 @@ export function benchScale({
         compactionTokens: 200_000,
         windowSteps: 40,
         chartPoints: 16,
-        repeats: 3,
+        repeats: 5,
         billingSteps: 500,
         actors: 1_000,
         itemsPerActor: 50,

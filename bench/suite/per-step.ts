@@ -71,8 +71,8 @@ function peerContenders({
   const model: ModelMessage[] = [];
 
   const allPiEntries = toPiEntries(items, session.itemTokens);
-  const piEntries: SessionEntry[] = [];
   const piMessages: PiMessage[] = [];
+  const piEntries: SessionEntry[] = [];
   const settings = piSettings({
     keepRecentTokens: budget.target,
     reserveTokens: WINDOW - budget.line,
@@ -100,7 +100,6 @@ function peerContenders({
       grow(start, end) {
         for (let index = start; index < end; index += 1) {
           const entry = allPiEntries[index] as SessionEntry;
-          piEntries.push(entry);
           if (entry.type === 'message') piMessages.push(entry.message);
         }
       },
@@ -109,7 +108,7 @@ function peerContenders({
     {
       name: 'pi `prepareCompaction`',
       work: 'cut point and messages to summarize, over the session entries',
-      grow: () => undefined,
+      grow: growInto(piEntries, allPiEntries),
       run: () => piPrepare({ entries: piEntries, settings }),
     },
     {

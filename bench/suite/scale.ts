@@ -266,5 +266,9 @@ export async function scaleBench({
       header: ['scenario', 'start', 'work', 'memory', 'history'],
       rows,
     }),
+    notes: [
+      'Opening reads the whole log once and keeps only the effective history: a `transcript-replaced` marker folds everything before it away, so the memory held follows the effective history, not the log.',
+      'The first turn after resuming includes the file store opening the log for writing (lock, and a scan of every line for a torn last one), which reads the log a second time.',
+    ],
   };
 }

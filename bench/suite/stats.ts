@@ -64,5 +64,6 @@ export function formatPercent(value: number): string {
 export function formatBytes(bytes: number): string {
   if (!Number.isFinite(bytes)) return 'n/a';
   if (Math.abs(bytes) < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  if (Math.abs(bytes) < 1024 ** 3) return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  return `${(bytes / 1024 ** 3).toFixed(1)} GB`;
 }
