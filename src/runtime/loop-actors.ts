@@ -86,6 +86,7 @@ export function createLoopActors({
   return {
     beginRun: fromPromise<void, BeginRunInput>(async ({ input }) => {
       await session.open();
+      await session.closeUnclosedRun();
       const user = { kind: 'user' as const, id: createItemId('user'), content: input.content };
       // Refused at the door: nothing of a run with invalid input reaches the log.
       const problems = checkItem(user, session.items.length);

@@ -33,6 +33,7 @@ export class LoopSession {
   #writes: Promise<unknown> = Promise.resolve();
   #activeRunId: string | null = null;
   readonly #startedRuns = new Set<string>();
+  #unclosedRun: { runId: string; finished: NewSessionEvent; openCallMessage: string } | undefined;
   #tokenTotal = 0;
   #countedItems = 0;
   #countedEpoch = -1;
@@ -143,7 +144,6 @@ export class LoopSession {
   beginRun(runId: string): void {
     this.#activeRunId = runId;
     this.#startedRuns.add(runId);
-    this.#runs += 1;
   }
 
   /**
@@ -189,12 +189,26 @@ export class LoopSession {
     if (this.#activeRunId === runId) this.#activeRunId = null;
     // A run refused before it started (invalid input) wrote nothing and writes nothing now.
     if (!started) return;
+    this.#unclosedRun = { runId, finished, openCallMessage };
+    await this.closeUnclosedRun();
+  }
+
+  /**
+   * Writes the closing events of a run whose `run-finished` could not be written (the store
+   * failed). Called again before the next run starts, so the session heals without a reopen.
+   */
+  async closeUnclosedRun(): Promise<void> {
     await this.#enqueue(async () => {
+      const unclosed = this.#unclosedRun;
+      if (unclosed === undefined) return;
       const events: NewSessionEvent[] = [];
-      const answers = this.#syntheticResults(openCallMessage);
-      if (answers.length > 0) events.push({ type: 'items-appended', runId, items: answers });
-      events.push(finished);
+      const answers = this.#syntheticResults(unclosed.openCallMessage);
+      if (answers.length > 0) {
+        events.push({ type: 'items-appended', runId: unclosed.runId, items: answers });
+      }
+      events.push(unclosed.finished);
       await this.#appendNow(events);
+      this.#unclosedRun = undefined;
     });
   }
 
@@ -264,6 +278,7 @@ export class LoopSession {
     const epochBefore = this.#projection.replacements;
     for (const event of written) {
       this.#projection.apply(event);
+      if (event.type === 'run-started') this.#runs += 1;
       if (event.type === 'items-appended') this.#tracker.observe(event.items);
     }
     if (this.#projection.replacements !== epochBefore) this.#tracker.reset(this.#projection.items);

@@ -68,6 +68,8 @@ export interface FaultResult {
   readonly finished: RunFinished;
   /** State value of the actor once the faulty run ended. */
   readonly stateAfterFault: unknown;
+  /** The log validates once the next turn has run (a failed closing write heals then). */
+  readonly finalLogValid: boolean;
   /** Telemetry of the faulty turn only. */
   readonly telemetry: readonly TelemetryEvent[];
   /** Items the faulty turn appended (from its `items-appended` events). */
@@ -227,6 +229,8 @@ export async function runFaultScenario(
       },
       finished,
       stateAfterFault,
+      /** The log validates once the next turn has run (a failed closing write heals then). */
+      finalLogValid: finalValid,
       telemetry,
       appended,
       logged,
