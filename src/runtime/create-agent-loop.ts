@@ -5,6 +5,7 @@ import type { Compactor } from '../compaction/compactor.js';
 import type { LoopMutator } from '../compaction/types.js';
 import { ConfigError } from '../errors/config-error.js';
 import { MemorySessionStore } from '../log/memory-store.js';
+import { assertValidSessionId } from '../log/session-id.js';
 import type { SessionStore } from '../log/store.js';
 import type { ModelAdapter } from '../model/types.js';
 import type { TokenCounter, TokenEncoding } from '../tokens/types.js';
@@ -76,6 +77,8 @@ export function createAgentLoopLogic({
     );
   }
   createToolRegistry(tools);
+  // Every store names files or keys after the id: refuse a bad one now, not at the first run.
+  assertValidSessionId(sessionId);
   const session = new LoopSession({
     store,
     sessionId,
