@@ -60,6 +60,11 @@ export interface TriggerInput {
   readonly transcript: readonly Item[];
   readonly tokens: TokenCounter;
   /**
+   * `tokens.count(transcript)`, when the caller keeps it incrementally (the loop does), so the
+   * check costs O(items added since the last request) instead of O(transcript).
+   */
+  readonly estimatedTokens?: number;
+  /**
    * Provider-reported prompt tokens of the latest request and the items it covered, when known.
    * Triggers then use reported usage plus the estimate of items added since.
    */

@@ -248,6 +248,7 @@ export function createLoopActors({
       const decision = compactor.evaluate({
         transcript: session.items,
         tokens,
+        estimatedTokens: session.estimateTokens(tokens),
         ...(session.reported === undefined ? {} : { reported: session.reported }),
       });
       return { over: decision.fire, tokens: decision.tokens, basis: decision.basis };

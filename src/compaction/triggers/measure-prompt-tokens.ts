@@ -19,7 +19,12 @@ export interface PromptTokens {
  * includes what we cannot see (tool schemas, formatting). A report covering more items than
  * the transcript holds is stale (the transcript was compacted since), so the estimate is used.
  */
-export function measurePromptTokens({ transcript, tokens, reported }: TriggerInput): PromptTokens {
+export function measurePromptTokens({
+  transcript,
+  tokens,
+  reported,
+  estimatedTokens,
+}: TriggerInput): PromptTokens {
   if (
     reported !== undefined &&
     Number.isFinite(reported.promptTokens) &&
@@ -32,12 +37,20 @@ export function measurePromptTokens({ transcript, tokens, reported }: TriggerInp
     for (const item of transcript.slice(reported.itemCount)) {
       added += tokens.countItem(item as Item);
     }
-    const covered = tokens.count(transcript.slice(0, reported.itemCount));
+    // A count is the sum of its items' counts, so a known total gives the covered part for free.
+    const covered =
+      estimatedTokens === undefined
+        ? tokens.count(transcript.slice(0, reported.itemCount))
+        : estimatedTokens - added;
     return {
       tokens: reported.promptTokens + added,
       basis: 'reported',
       overhead: Math.max(0, reported.promptTokens - covered),
     };
   }
-  return { tokens: tokens.count(transcript), basis: 'estimate', overhead: 0 };
+  return {
+    tokens: estimatedTokens ?? tokens.count(transcript),
+    basis: 'estimate',
+    overhead: 0,
+  };
 }
