@@ -25,9 +25,16 @@ export type { FakeChatRequestBody, FakeRequest, FakeRequestHeaders } from './fak
 export {
   type RecordedSession,
   type RecordedSessionOptions,
-  type RecordedTurn,
   recordedSession,
 } from './recorded-session.js';
+export {
+  buildReplayPlan,
+  type RecordedOutput,
+  type Recording,
+  type ReplayPlan,
+  type ReplayTurn,
+} from './replay-plan.js';
+export { createReplayTools } from './replay-tools.js';
 export { ScriptedModel, type ScriptedModelOptions } from './scripted-model.js';
 export type { RecordedChatMessage } from './scripted-replay.js';
 export type {

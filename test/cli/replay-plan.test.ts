@@ -4,7 +4,7 @@ import {
   buildReplayPlan,
   CLOSING_ANSWER,
   CONTINUE_MESSAGE,
-} from '../../src/cli/demo/replay-plan.js';
+} from '../../src/testing/replay-plan.js';
 import type { Item } from '../../src/transcript/types.js';
 import { validateTranscript } from '../../src/transcript/validate-transcript.js';
 

@@ -481,7 +481,7 @@ describe('createAgentLoop with openAIChatModel over HTTP', () => {
     const telemetry = recordTelemetry(loop);
     loop.start();
     for (const turn of session.turns) {
-      const finished = await runTurn(loop, turn.user);
+      const finished = await runTurn(loop, turn.content);
       expect(finished.error).toBeUndefined();
       expect(finished.outcome).toBe('completed');
     }

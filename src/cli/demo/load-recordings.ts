@@ -1,16 +1,11 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from '../../errors/config-error.js';
+import type { Recording } from '../../testing/replay-plan.js';
 import { fromChatMessages } from '../../transcript/from-chat-messages.js';
-import type { Item } from '../../transcript/types.js';
 import { findPackageRoot } from '../package-root.js';
 
-/** One recorded agent run, converted to items. */
-export interface Recording {
-  /** The file name without `.json`. */
-  readonly name: string;
-  readonly items: readonly Item[];
-}
+export type { Recording } from '../../testing/replay-plan.js';
 
 /** Where the five real transcripts ship, relative to the package root. */
 export const RECORDINGS_DIRECTORY = join('test', 'fixtures', 'transcripts');

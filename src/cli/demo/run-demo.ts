@@ -5,13 +5,13 @@ import { FileSessionStore } from '../../log/file-store.js';
 import { createAgentLoop } from '../../runtime/create-agent-loop.js';
 import { runTurn } from '../../runtime/run-turn.js';
 import { createTelemetryHub } from '../../runtime/telemetry-hub.js';
+import { buildReplayPlan } from '../../testing/replay-plan.js';
+import { createReplayTools } from '../../testing/replay-tools.js';
 import { ScriptedModel } from '../../testing/scripted-model.js';
 import { createTokenCounter } from '../../tokens/create-token-counter.js';
 import { type SessionStats, summarizeSession } from '../session-stats.js';
 import { createDemoCompaction } from './demo-compaction.js';
 import type { Recording } from './load-recordings.js';
-import { buildReplayPlan } from './replay-plan.js';
-import { createReplayTools } from './replay-tools.js';
 
 /** What the demo shows while it runs. */
 export interface DemoProgress {

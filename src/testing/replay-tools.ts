@@ -1,5 +1,5 @@
-import { defineTool } from '../../tools/define-tool.js';
-import type { ToolDefinition } from '../../tools/types.js';
+import { defineTool } from '../tools/define-tool.js';
+import type { ToolDefinition } from '../tools/types.js';
 import type { RecordedOutput } from './replay-plan.js';
 
 /**

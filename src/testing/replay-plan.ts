@@ -1,6 +1,11 @@
-import type { ScriptedAnswer } from '../../testing/scripted-turns.js';
-import type { AssistantItem, UserItem } from '../../transcript/types.js';
-import type { Recording } from './load-recordings.js';
+import type { AssistantItem, Item, UserItem } from '../transcript/types.js';
+import type { ScriptedAnswer } from './scripted-turns.js';
+
+/** One recorded agent run, as items (for example from `fromChatMessages`). */
+export interface Recording {
+  readonly name: string;
+  readonly items: readonly Item[];
+}
 
 /** One user message of the replay and the recording it came from. */
 export interface ReplayTurn {
