@@ -121,7 +121,14 @@ export class LoopkeeperDriver {
     const previous = session.items;
     const reported = session.reported;
     let compacted = false;
-    if (this.#compact) {
+    // As the loop's checkBudget does: the trigger gets the session's incremental total.
+    const decision = this.#compactor.evaluate({
+      transcript: previous,
+      tokens: counter,
+      estimatedTokens: session.estimateTokens(counter),
+      ...(reported === undefined ? {} : { reported }),
+    });
+    if (this.#compact && decision.fire) {
       const output = await this.#compactor.mutate({
         transcript: previous,
         tokens: counter,
@@ -147,12 +154,6 @@ export class LoopkeeperDriver {
         compacted = true;
         this.#compactions += 1;
       }
-    } else {
-      this.#compactor.evaluate({
-        transcript: previous,
-        tokens: counter,
-        ...(reported === undefined ? {} : { reported }),
-      });
     }
     const checked = performance.now();
 
