@@ -1,0 +1,47 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
+import { runTurn } from '../../src/runtime/run-turn.js';
+import { ScriptedModel } from '../../src/testing/scripted-model.js';
+import type { TokenCounter } from '../../src/tokens/types.js';
+import { defineTool } from '../../src/tools/define-tool.js';
+import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+import { sharedTokenCounter } from '../support/loop-harness.js';
+
+let tokens: TokenCounter;
+beforeAll(async () => {
+  tokens = await sharedTokenCounter();
+});
+
+describe('maxStepsPerRun', () => {
+  it('ends a run that keeps calling tools with outcome step-limit, every call answered', async () => {
+    const ping = defineTool({
+      name: 'ping',
+      description: 'Answers pong.',
+      parameters: { type: 'object' },
+      execute: () => 'pong',
+    });
+    let calls = 0;
+    const model = new ScriptedModel({
+      tokens,
+      script: (request) => {
+        const last = request.transcript.at(-1);
+        // Ask for another ping forever, unless the user spoke last in a second run.
+        if (last?.kind === 'user' && last.content === 'stop now') return { text: 'stopped' };
+        calls += 1;
+        return { toolCalls: [{ id: `call_${calls}`, name: 'ping', arguments: {} }] };
+      },
+    });
+    const loop = createAgentLoop({ model, tools: [ping], tokens, maxStepsPerRun: 3 });
+    loop.start();
+    const finished = await runTurn(loop, 'ping until told otherwise');
+    expect(finished).toMatchObject({ outcome: 'step-limit', steps: 3 });
+    expect(finished.error).toBeUndefined();
+    expect(model.requests).toHaveLength(3);
+    expect(validateTranscript(loop.session.items)).toEqual([]);
+    expect(loop.session.items.filter((item) => item.kind === 'toolResult')).toHaveLength(3);
+    expect(loop.getSnapshot().context.lastOutcome).toBe('step-limit');
+    const next = await runTurn(loop, 'stop now');
+    expect(next.outcome).toBe('completed');
+    loop.stop();
+  });
+});
