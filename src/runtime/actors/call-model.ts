@@ -1,0 +1,68 @@
+import { fromPromise } from 'xstate';
+import type { CallModelInput, CallModelOutput } from '../../../machines/agent-loop.types.js';
+import type { NewSessionEvent } from '../../log/events.js';
+import type { TelemetryEvent } from '../telemetry-events.js';
+import { forward, type LoopActorContext } from './loop-actor-context.js';
+import { toAssistantItem } from './to-assistant-item.js';
+
+/** Sends the effective history to the model and logs its usage and answer. */
+export function callModelActor({ session, model, instructions, specs }: LoopActorContext) {
+  return fromPromise<CallModelOutput, CallModelInput>(async ({ input, signal, self }) => {
+    const telemetry = (event: TelemetryEvent) => forward(self, event);
+    const counter = await session.tokens();
+    session.assertReadyForModel();
+    const transcript = session.items;
+    const estimate = session.estimateTokens(counter);
+    telemetry({
+      type: 'InferenceStarted',
+      sessionId: input.sessionId,
+      runId: input.runId,
+      at: Date.now(),
+      step: input.step,
+      estimatedPromptTokens: estimate,
+    });
+    const started = performance.now();
+    const response = await model.generate({
+      ...(instructions === undefined ? {} : { instructions }),
+      transcript,
+      tools: specs,
+      signal,
+      onTextDelta: (delta) =>
+        telemetry({
+          type: 'InferenceDelta',
+          sessionId: input.sessionId,
+          runId: input.runId,
+          at: Date.now(),
+          step: input.step,
+          delta,
+        }),
+    });
+    const durationMs = performance.now() - started;
+    const assistant = toAssistantItem(response, session);
+    // Usage goes first: the projection pairs it with the history the request was built from.
+    const events: NewSessionEvent[] = [];
+    if (response.usage !== undefined) {
+      events.push({
+        type: 'usage-reported',
+        runId: input.runId,
+        model: response.model,
+        promptTokens: response.usage.promptTokens,
+        completionTokens: response.usage.completionTokens,
+        ...(response.usage.cachedTokens === undefined
+          ? {}
+          : { cachedTokens: response.usage.cachedTokens }),
+        estimatedPromptTokens: estimate,
+      });
+    }
+    events.push({ type: 'items-appended', runId: input.runId, items: [assistant] });
+    if (signal.aborted) throw signal.reason;
+    await session.appendForRun(input.runId, events);
+    const toolCalls = assistant.toolCalls?.length ?? 0;
+    return {
+      kind: toolCalls > 0 ? 'toolCalls' : 'final',
+      toolCalls,
+      usage: response.usage ?? null,
+      durationMs,
+    };
+  });
+}

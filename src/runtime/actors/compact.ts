@@ -1,0 +1,46 @@
+import { fromPromise } from 'xstate';
+import type { CompactInput, CompactOutput } from '../../../machines/agent-loop.types.js';
+import { MutatorError } from '../../errors/mutator-error.js';
+import { validateTranscript } from '../../transcript/validate-transcript.js';
+import { type LoopActorContext, recordReplacement } from './loop-actor-context.js';
+
+/** The tiered compaction; a result that breaks the protocol is reported, never logged. */
+export function compactActor({ session, compactor }: LoopActorContext) {
+  return fromPromise<CompactOutput, CompactInput>(async ({ input, signal }) => {
+    if (compactor === undefined) throw new MutatorError('No compactor is configured');
+    const tokens = await session.tokens();
+    const previous = session.items;
+    const started = performance.now();
+    const outcome = await compactor.compact({
+      transcript: previous,
+      tokens,
+      reason: input.reason,
+      signal,
+      ...(session.reported === undefined ? {} : { reported: session.reported }),
+    });
+    const durationMs = performance.now() - started;
+    const base = {
+      tier: outcome.tier,
+      strategies: outcome.strategies,
+      tokensBefore: outcome.tokensBefore,
+      tokensAfter: outcome.tokensAfter,
+      durationMs,
+      metadata: outcome.metadata,
+    };
+    if (validateTranscript(outcome.transcript).length > 0) return { status: 'invalid', ...base };
+    if (signal.aborted) throw signal.reason;
+    if (outcome.transcript !== previous) {
+      await recordReplacement(session, input.runId, previous, outcome.transcript, {
+        reason: input.reason,
+        tier: outcome.tier,
+        strategies: outcome.strategies,
+        tokensBefore: outcome.tokensBefore,
+        tokensAfter: outcome.tokensAfter,
+      });
+    }
+    // A reactive compaction must make the request smaller, whatever our own trigger thinks.
+    const reduced = outcome.tokensAfter < outcome.tokensBefore;
+    const effective = outcome.effective && (input.reason === 'threshold' || reduced);
+    return { status: effective ? 'effective' : 'ineffective', ...base };
+  });
+}

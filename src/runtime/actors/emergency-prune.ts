@@ -1,0 +1,40 @@
+import { fromPromise } from 'xstate';
+import type { CompactInput, EmergencyPruneOutput } from '../../../machines/agent-loop.types.js';
+import { MutatorError } from '../../errors/mutator-error.js';
+import { validateTranscript } from '../../transcript/validate-transcript.js';
+import { type LoopActorContext, recordReplacement } from './loop-actor-context.js';
+
+/** The deterministic last resort after a failed or ineffective compaction. */
+export function emergencyPruneActor({ session, compactor }: LoopActorContext) {
+  return fromPromise<EmergencyPruneOutput, CompactInput>(async ({ input, signal }) => {
+    if (compactor === undefined) throw new MutatorError('No compactor is configured');
+    const tokens = await session.tokens();
+    const previous = session.items;
+    const outcome = await compactor.emergencyPrune({
+      transcript: previous,
+      tokens,
+      reason: input.reason,
+      signal,
+    });
+    const base = {
+      tokensBefore: outcome.tokensBefore,
+      tokensAfter: outcome.tokensAfter,
+      metadata: outcome.metadata,
+    };
+    if (validateTranscript(outcome.transcript).length > 0) return { status: 'invalid', ...base };
+    if (signal.aborted) throw signal.reason;
+    if (outcome.transcript !== previous) {
+      await recordReplacement(session, input.runId, previous, outcome.transcript, {
+        reason: input.reason,
+        tier: 'emergency',
+        strategies: outcome.strategies,
+        tokensBefore: outcome.tokensBefore,
+        tokensAfter: outcome.tokensAfter,
+      });
+    }
+    // After a provider refusal, an unchanged transcript would only be refused again.
+    const reduced = outcome.tokensAfter < outcome.tokensBefore;
+    const fits = outcome.fits && (input.reason === 'threshold' || reduced);
+    return { status: fits ? 'fits' : 'too-large', ...base };
+  });
+}

@@ -1,0 +1,51 @@
+import { fromPromise } from 'xstate';
+import type { RunMutatorInput, RunMutatorOutput } from '../../../machines/agent-loop.types.js';
+import { MutatorError } from '../../errors/mutator-error.js';
+import type { ProtocolProblem } from '../../transcript/types.js';
+import { validateTranscript } from '../../transcript/validate-transcript.js';
+import { type LoopActorContext, recordReplacement } from './loop-actor-context.js';
+
+/** Runs one host mutator; a changed transcript is validated before it is logged. */
+export function runMutatorActor({ session, mutators }: LoopActorContext) {
+  return fromPromise<RunMutatorOutput, RunMutatorInput>(async ({ input, signal }) => {
+    const mutator = mutators.find((candidate) => candidate.name === input.mutator);
+    if (mutator === undefined) throw new MutatorError(`No mutator named "${input.mutator}"`);
+    const previous = session.items;
+    const tokens = await session.tokens();
+    const output = await mutator.mutate({
+      transcript: previous,
+      tokens,
+      point: input.point,
+      signal,
+      ...(session.reported === undefined ? {} : { reported: session.reported }),
+    });
+    if (!output.dirty) return { dirty: false, valid: true, metadata: output.metadata ?? {} };
+    const problems = validateTranscript(output.transcript);
+    if (problems.length > 0) {
+      return {
+        dirty: true,
+        valid: false,
+        metadata: output.metadata,
+        problems: problems.map(
+          (problem: ProtocolProblem) => `${problem.index}: ${problem.kind}: ${problem.message}`,
+        ),
+      };
+    }
+    if (signal.aborted) throw signal.reason;
+    const before = session.estimateTokens(tokens);
+    await recordReplacement(
+      session,
+      input.runId,
+      previous,
+      output.transcript,
+      output.marker ?? {
+        reason: 'manual',
+        tier: 'mutator',
+        strategies: [mutator.name],
+        tokensBefore: before,
+        tokensAfter: tokens.count(output.transcript),
+      },
+    );
+    return { dirty: true, valid: true, metadata: output.metadata };
+  });
+}

@@ -1,0 +1,45 @@
+import { fromPromise } from 'xstate';
+import type { RunToolsInput, RunToolsOutput } from '../../../machines/agent-loop.types.js';
+import { executeToolCalls } from '../../tools/execute-tool-calls.js';
+import type { TelemetryEvent } from '../telemetry-events.js';
+import { forward, type LoopActorContext } from './loop-actor-context.js';
+
+/** Runs the open tool calls concurrently and logs their results. */
+export function runToolsActor({ session, tools, toolTimeoutMs }: LoopActorContext) {
+  return fromPromise<RunToolsOutput, RunToolsInput>(async ({ input, signal, self }) => {
+    const telemetry = (event: TelemetryEvent) => forward(self, event);
+    const calls = session.pendingToolCalls;
+    const results = await executeToolCalls({
+      tools,
+      calls,
+      signal,
+      ...(toolTimeoutMs === undefined ? {} : { defaultTimeoutMs: toolTimeoutMs }),
+      onCallStarted: ({ callId, toolName }) =>
+        telemetry({
+          type: 'ToolCallStarted',
+          sessionId: input.sessionId,
+          runId: input.runId,
+          at: Date.now(),
+          callId,
+          toolName,
+        }),
+      onCallFinished: ({ callId, toolName, isError, durationMs }) =>
+        telemetry({
+          type: 'ToolCallFinished',
+          sessionId: input.sessionId,
+          runId: input.runId,
+          at: Date.now(),
+          callId,
+          toolName,
+          isError,
+          durationMs,
+        }),
+    });
+    // When aborted, the abort path answers open calls itself; writing here would race it.
+    if (signal.aborted) throw signal.reason;
+    await session.appendForRun(input.runId, [
+      { type: 'items-appended', runId: input.runId, items: results },
+    ]);
+    return { results: results.length, errors: results.filter((result) => result.isError).length };
+  });
+}

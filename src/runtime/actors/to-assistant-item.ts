@@ -1,0 +1,61 @@
+import { ModelError } from '../../errors/model-error.js';
+import type { ModelResponse } from '../../model/types.js';
+import { createItemId } from '../../transcript/ids.js';
+import type { AssistantItem } from '../../transcript/types.js';
+import type { LoopSession } from '../loop-session.js';
+
+/**
+ * Turns a model answer into an assistant item. Tool call ids the session has already seen (or
+ * that repeat within the answer) get fresh ones, so a misbehaving model cannot break the protocol.
+ */
+export function toAssistantItem(response: ModelResponse, session: LoopSession): AssistantItem {
+  assertWellFormedResponse(response);
+  const used = new Set<string>();
+  const toolCalls = (response.toolCalls ?? []).map((call) => {
+    const id =
+      call.id === '' || used.has(call.id) || session.hasSeenCallId(call.id)
+        ? createItemId('call')
+        : call.id;
+    used.add(id);
+    return id === call.id ? call : { ...call, id };
+  });
+  return {
+    kind: 'assistant',
+    id: createItemId('assistant'),
+    ...(response.text === undefined ? {} : { text: response.text }),
+    ...(response.reasoning === undefined || response.reasoning.length === 0
+      ? {}
+      : { reasoning: response.reasoning }),
+    ...(toolCalls.length === 0 ? {} : { toolCalls }),
+  };
+}
+
+/** Refuses a malformed answer (as sloppy compatible servers send) before it can reach the log. */
+function assertWellFormedResponse(response: ModelResponse): void {
+  const value = response as unknown as Record<string, unknown>;
+  const problems: string[] = [];
+  if (value['text'] !== undefined && typeof value['text'] !== 'string') {
+    problems.push('text is not a string');
+  }
+  const calls = value['toolCalls'];
+  if (calls !== undefined && !Array.isArray(calls)) problems.push('toolCalls is not a list');
+  for (const [index, call] of (Array.isArray(calls) ? calls : []).entries()) {
+    const record = (typeof call === 'object' && call !== null ? call : {}) as Record<
+      string,
+      unknown
+    >;
+    if (typeof record['id'] !== 'string') problems.push(`tool call ${index} has no string id`);
+    if (typeof record['name'] !== 'string' || record['name'] === '') {
+      problems.push(`tool call ${index} has no name`);
+    }
+    if (typeof record['arguments'] !== 'string') {
+      problems.push(`tool call ${index} arguments are not a JSON string`);
+    }
+  }
+  if (problems.length > 0) {
+    throw new ModelError(
+      'invalid_response',
+      `The model's answer is malformed: ${problems.join('; ')}`,
+    );
+  }
+}
