@@ -1,10 +1,35 @@
-import { assign, emit, fromPromise, setup } from 'xstate';
+import { assign, emit, setup } from 'xstate';
 import type { MutationPoint } from '../src/compaction/types.js';
-import { ContextOverflowError } from '../src/errors/context-overflow-error.js';
-import { ModelError } from '../src/errors/model-error.js';
 import { MutatorError } from '../src/errors/mutator-error.js';
 import { serializeError } from '../src/runtime/serialize-error.js';
-import type { SerializedError, TelemetryEvent } from '../src/runtime/telemetry-events.js';
+import type { TelemetryEvent } from '../src/runtime/telemetry-events.js';
+import {
+  DEFAULT_MAX_CONSECUTIVE_COMPACTIONS,
+  DEFAULT_MAX_STEPS_PER_RUN,
+  errorOf,
+  finishInput,
+  nextMutatorIndex,
+  notProvided,
+  outputOf,
+  overflowError,
+  reactiveReason,
+} from './agent-loop.helpers.js';
+
+import {
+  compactionFailedEvent,
+  compactionFinishedEvent,
+  compactorMutationFinishedEvent,
+  compactorMutationStartedEvent,
+  emergencyMutationFinishedEvent,
+  emergencyMutationStartedEvent,
+  emergencyPruneAppliedEvent,
+  inferenceFailedEvent,
+  inferenceFinishedEvent,
+  mutationFinishedEvent,
+  mutationStartedEvent,
+  runFinishedEvent,
+  runStartedEvent,
+} from './agent-loop.telemetry.js';
 import type {
   AgentLoopContext,
   AgentLoopEvent,
@@ -25,73 +50,6 @@ import type {
 } from './agent-loop.types.js';
 
 export type * from './agent-loop.types.js';
-
-/** Placeholder for an actor the runtime must provide with `.provide({actors})`. */
-function notProvided<TOutput, TInput>(name: string) {
-  return fromPromise<TOutput, TInput>(async () => {
-    throw new Error(`agentLoopMachine: actor "${name}" was not provided`);
-  });
-}
-
-const DEFAULT_MAX_CONSECUTIVE_COMPACTIONS = 3;
-const DEFAULT_MAX_STEPS_PER_RUN = 50;
-
-function nextMutatorIndex(context: AgentLoopContext, point: MutationPoint, from: number): number {
-  for (let index = from; index < context.mutators.length; index++) {
-    if (context.mutators[index]?.points.includes(point)) return index;
-  }
-  return -1;
-}
-
-function overflowError(context: AgentLoopContext, detail: string): SerializedError {
-  return serializeError(
-    new ContextOverflowError(
-      `${detail} (consecutive compactions: ${context.consecutiveCompactions}, cap: ${context.maxConsecutiveCompactions})`,
-    ),
-  );
-}
-
-/** Provider errors the loop answers by compacting and retrying instead of failing. */
-function reactiveReason(error: unknown): 'overflow' | 'payload-too-large' | null {
-  if (!ModelError.isInstance(error)) return null;
-  if (error.kind === 'context_overflow') return 'overflow';
-  if (error.kind === 'payload_too_large') return 'payload-too-large';
-  return null;
-}
-
-/** The output of the actor whose completion caused the current transition, if any. */
-function outputOf<TOutput>(event: unknown): TOutput | undefined {
-  return typeof event === 'object' && event !== null && 'output' in event
-    ? (event as { output: TOutput }).output
-    : undefined;
-}
-
-function errorOf(event: unknown): unknown {
-  return typeof event === 'object' && event !== null && 'error' in event
-    ? (event as { error: unknown }).error
-    : new Error('unknown failure');
-}
-
-function finishInput({ context }: { context: AgentLoopContext }): FinishRunInput {
-  return {
-    sessionId: context.sessionId,
-    runId: context.runId ?? '',
-    outcome: context.finishing?.outcome ?? 'failed',
-    steps: context.steps,
-    error: context.finishing?.error ?? null,
-  };
-}
-
-/** Why a mutation ended without output: aborted, or its actor failed. */
-function finishedWithoutOutput(event: unknown): Readonly<Record<string, unknown>> {
-  const type =
-    typeof event === 'object' && event !== null && 'type' in event ? event.type : 'unknown';
-  return { interruptedBy: String(type) };
-}
-
-function base(context: AgentLoopContext) {
-  return { sessionId: context.sessionId, runId: context.runId ?? '', at: Date.now() };
-}
 
 /**
  * The agent loop. It declares what happens and in which order; every piece of I/O (the model,
@@ -160,12 +118,7 @@ export const agentLoopMachine = setup({
       lastError: null,
       finishing: null,
     })),
-    emitRunStarted: emit(({ context }) => ({
-      type: 'RunStarted' as const,
-      sessionId: context.sessionId,
-      runId: context.runId ?? '',
-      at: Date.now(),
-    })),
+    emitRunStarted: emit(({ context }) => runStartedEvent(context)),
     enterMutationPhase: assign(({ context }, params: { point: MutationPoint }) => ({
       point: params.point,
       mutatorIndex: nextMutatorIndex(context, params.point, 0),
@@ -177,14 +130,7 @@ export const agentLoopMachine = setup({
           ? -1
           : nextMutatorIndex(context, context.point, context.mutatorIndex + 1),
     })),
-    emitMutationStarted: emit(({ context }) => ({
-      type: 'MutationStarted' as const,
-      sessionId: context.sessionId,
-      runId: context.runId ?? '',
-      at: Date.now(),
-      mutator: context.mutators[context.mutatorIndex]?.name ?? '',
-      point: context.point ?? 'AfterToolResult',
-    })),
+    emitMutationStarted: emit(({ context }) => mutationStartedEvent(context)),
     finishCompleted: assign({ finishing: { outcome: 'completed', error: null } }),
     finishStepLimit: assign({ finishing: { outcome: 'step-limit', error: null } }),
     failOverCap: assign(({ context }) => ({
@@ -228,98 +174,22 @@ export const agentLoopMachine = setup({
       consecutiveCompactions: 0,
       lastUsage: outputOf<CallModelOutput>(event)?.usage ?? null,
     })),
-    emitInferenceFinished: emit(({ context, event }) => {
-      const output = outputOf<CallModelOutput>(event);
-      return {
-        type: 'InferenceFinished' as const,
-        ...base(context),
-        step: context.steps,
-        usage: output?.usage ?? undefined,
-        toolCalls: output?.toolCalls ?? 0,
-        durationMs: output?.durationMs ?? 0,
-      };
-    }),
-    emitInferenceFailed: emit(({ context, event }) => ({
-      type: 'InferenceFailed' as const,
-      ...base(context),
-      step: context.steps,
-      error: serializeError(errorOf(event)),
-    })),
-    emitMutationFinished: emit(({ context, event }) => {
-      const output = outputOf<RunMutatorOutput>(event);
-      return {
-        type: 'MutationFinished' as const,
-        ...base(context),
-        mutator: context.mutators[context.mutatorIndex]?.name ?? '',
-        point: context.point ?? 'AfterToolResult',
-        dirty: output?.dirty === true && output.valid,
-        metadata: output?.metadata ?? finishedWithoutOutput(event),
-      };
-    }),
-    emitCompactorMutationStarted: emit(({ context }) => ({
-      type: 'MutationStarted' as const,
-      ...base(context),
-      mutator: context.compactor ?? 'compactor',
-      point: context.point ?? 'BeforeInference',
-    })),
-    emitCompactorMutationFinished: emit(({ context, event }) => {
-      const output = outputOf<CompactOutput>(event);
-      return {
-        type: 'MutationFinished' as const,
-        ...base(context),
-        mutator: context.compactor ?? 'compactor',
-        point: context.point ?? 'BeforeInference',
-        dirty: output !== undefined && output.status !== 'invalid',
-        metadata: output?.metadata ?? finishedWithoutOutput(event),
-      };
-    }),
-    emitEmergencyMutationStarted: emit(({ context }) => ({
-      type: 'MutationStarted' as const,
-      ...base(context),
-      mutator: 'emergencyPrune',
-      point: context.point ?? 'BeforeInference',
-    })),
-    emitEmergencyMutationFinished: emit(({ context, event }) => {
-      const output = outputOf<EmergencyPruneOutput>(event);
-      return {
-        type: 'MutationFinished' as const,
-        ...base(context),
-        mutator: 'emergencyPrune',
-        point: context.point ?? 'BeforeInference',
-        dirty: output !== undefined && output.status !== 'invalid',
-        metadata: output?.metadata ?? finishedWithoutOutput(event),
-      };
-    }),
-    emitCompactionFinished: emit(({ context, event }) => {
-      const output = outputOf<CompactOutput>(event);
-      return {
-        type: 'CompactionFinished' as const,
-        ...base(context),
-        reason: context.compactionReason ?? 'threshold',
-        tier: output?.tier ?? 'structural',
-        strategies: output?.strategies ?? [],
-        tokensBefore: output?.tokensBefore ?? 0,
-        tokensAfter: output?.tokensAfter ?? 0,
-        effective: output?.status === 'effective',
-        durationMs: output?.durationMs ?? 0,
-      };
-    }),
-    emitCompactionFailed: emit(({ context, event }) => ({
-      type: 'CompactionFailed' as const,
-      ...base(context),
-      reason: context.compactionReason ?? 'threshold',
-      error: serializeError(errorOf(event)),
-    })),
-    emitEmergencyPruneApplied: emit(({ context, event }) => {
-      const output = outputOf<EmergencyPruneOutput>(event);
-      return {
-        type: 'EmergencyPruneApplied' as const,
-        ...base(context),
-        tokensBefore: output?.tokensBefore ?? 0,
-        tokensAfter: output?.tokensAfter ?? 0,
-        fits: output?.status === 'fits',
-      };
-    }),
+    emitInferenceFinished: emit(({ context, event }) => inferenceFinishedEvent(context, event)),
+    emitInferenceFailed: emit(({ context, event }) => inferenceFailedEvent(context, event)),
+    emitMutationFinished: emit(({ context, event }) => mutationFinishedEvent(context, event)),
+    emitCompactorMutationStarted: emit(({ context }) => compactorMutationStartedEvent(context)),
+    emitCompactorMutationFinished: emit(({ context, event }) =>
+      compactorMutationFinishedEvent(context, event),
+    ),
+    emitEmergencyMutationStarted: emit(({ context }) => emergencyMutationStartedEvent(context)),
+    emitEmergencyMutationFinished: emit(({ context, event }) =>
+      emergencyMutationFinishedEvent(context, event),
+    ),
+    emitCompactionFinished: emit(({ context, event }) => compactionFinishedEvent(context, event)),
+    emitCompactionFailed: emit(({ context, event }) => compactionFailedEvent(context, event)),
+    emitEmergencyPruneApplied: emit(({ context, event }) =>
+      emergencyPruneAppliedEvent(context, event),
+    ),
     recordOutcome: assign(({ context }) => ({
       lastOutcome: context.finishing?.outcome ?? 'failed',
       lastError: context.finishing?.error ?? null,
@@ -327,13 +197,7 @@ export const agentLoopMachine = setup({
       point: null,
       compactionReason: null,
     })),
-    emitRunFinished: emit(({ context }) => ({
-      type: 'RunFinished' as const,
-      ...base(context),
-      outcome: context.finishing?.outcome ?? 'failed',
-      steps: context.steps,
-      error: context.finishing?.error ?? undefined,
-    })),
+    emitRunFinished: emit(({ context }) => runFinishedEvent(context)),
   },
 }).createMachine({
   id: 'agentLoop',

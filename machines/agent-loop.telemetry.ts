@@ -1,0 +1,180 @@
+/**
+ * The telemetry events the loop machine emits, built from its context and the event that
+ * caused the transition. Pure functions: the machine wires them to `emit`.
+ */
+
+import { serializeError } from '../src/runtime/serialize-error.js';
+import type {
+  CompactionFailed,
+  CompactionFinished,
+  EmergencyPruneApplied,
+  InferenceFailed,
+  InferenceFinished,
+  MutationFinished,
+  MutationStarted,
+  RunFinished,
+  RunStarted,
+} from '../src/runtime/telemetry-events.js';
+import { base, errorOf, finishedWithoutOutput, outputOf } from './agent-loop.helpers.js';
+import type {
+  AgentLoopContext,
+  CallModelOutput,
+  CompactOutput,
+  EmergencyPruneOutput,
+  RunMutatorOutput,
+} from './agent-loop.types.js';
+
+export function runStartedEvent(context: AgentLoopContext): RunStarted {
+  return {
+    type: 'RunStarted' as const,
+    sessionId: context.sessionId,
+    runId: context.runId ?? '',
+    at: Date.now(),
+  };
+}
+
+export function mutationStartedEvent(context: AgentLoopContext): MutationStarted {
+  return {
+    type: 'MutationStarted' as const,
+    sessionId: context.sessionId,
+    runId: context.runId ?? '',
+    at: Date.now(),
+    mutator: context.mutators[context.mutatorIndex]?.name ?? '',
+    point: context.point ?? 'AfterToolResult',
+  };
+}
+
+export function inferenceFinishedEvent(
+  context: AgentLoopContext,
+  event: unknown,
+): InferenceFinished {
+  const output = outputOf<CallModelOutput>(event);
+  return {
+    type: 'InferenceFinished' as const,
+    ...base(context),
+    step: context.steps,
+    usage: output?.usage ?? undefined,
+    toolCalls: output?.toolCalls ?? 0,
+    durationMs: output?.durationMs ?? 0,
+  };
+}
+
+export function inferenceFailedEvent(context: AgentLoopContext, event: unknown): InferenceFailed {
+  return {
+    type: 'InferenceFailed' as const,
+    ...base(context),
+    step: context.steps,
+    error: serializeError(errorOf(event)),
+  };
+}
+
+export function mutationFinishedEvent(context: AgentLoopContext, event: unknown): MutationFinished {
+  const output = outputOf<RunMutatorOutput>(event);
+  return {
+    type: 'MutationFinished' as const,
+    ...base(context),
+    mutator: context.mutators[context.mutatorIndex]?.name ?? '',
+    point: context.point ?? 'AfterToolResult',
+    dirty: output?.dirty === true && output.valid,
+    metadata: output?.metadata ?? finishedWithoutOutput(event),
+  };
+}
+
+export function compactorMutationStartedEvent(context: AgentLoopContext): MutationStarted {
+  return {
+    type: 'MutationStarted' as const,
+    ...base(context),
+    mutator: context.compactor ?? 'compactor',
+    point: context.point ?? 'BeforeInference',
+  };
+}
+
+export function compactorMutationFinishedEvent(
+  context: AgentLoopContext,
+  event: unknown,
+): MutationFinished {
+  const output = outputOf<CompactOutput>(event);
+  return {
+    type: 'MutationFinished' as const,
+    ...base(context),
+    mutator: context.compactor ?? 'compactor',
+    point: context.point ?? 'BeforeInference',
+    dirty: output !== undefined && output.status !== 'invalid',
+    metadata: output?.metadata ?? finishedWithoutOutput(event),
+  };
+}
+
+export function emergencyMutationStartedEvent(context: AgentLoopContext): MutationStarted {
+  return {
+    type: 'MutationStarted' as const,
+    ...base(context),
+    mutator: 'emergencyPrune',
+    point: context.point ?? 'BeforeInference',
+  };
+}
+
+export function emergencyMutationFinishedEvent(
+  context: AgentLoopContext,
+  event: unknown,
+): MutationFinished {
+  const output = outputOf<EmergencyPruneOutput>(event);
+  return {
+    type: 'MutationFinished' as const,
+    ...base(context),
+    mutator: 'emergencyPrune',
+    point: context.point ?? 'BeforeInference',
+    dirty: output !== undefined && output.status !== 'invalid',
+    metadata: output?.metadata ?? finishedWithoutOutput(event),
+  };
+}
+
+export function compactionFinishedEvent(
+  context: AgentLoopContext,
+  event: unknown,
+): CompactionFinished {
+  const output = outputOf<CompactOutput>(event);
+  return {
+    type: 'CompactionFinished' as const,
+    ...base(context),
+    reason: context.compactionReason ?? 'threshold',
+    tier: output?.tier ?? 'structural',
+    strategies: output?.strategies ?? [],
+    tokensBefore: output?.tokensBefore ?? 0,
+    tokensAfter: output?.tokensAfter ?? 0,
+    effective: output?.status === 'effective',
+    durationMs: output?.durationMs ?? 0,
+  };
+}
+
+export function compactionFailedEvent(context: AgentLoopContext, event: unknown): CompactionFailed {
+  return {
+    type: 'CompactionFailed' as const,
+    ...base(context),
+    reason: context.compactionReason ?? 'threshold',
+    error: serializeError(errorOf(event)),
+  };
+}
+
+export function emergencyPruneAppliedEvent(
+  context: AgentLoopContext,
+  event: unknown,
+): EmergencyPruneApplied {
+  const output = outputOf<EmergencyPruneOutput>(event);
+  return {
+    type: 'EmergencyPruneApplied' as const,
+    ...base(context),
+    tokensBefore: output?.tokensBefore ?? 0,
+    tokensAfter: output?.tokensAfter ?? 0,
+    fits: output?.status === 'fits',
+  };
+}
+
+export function runFinishedEvent(context: AgentLoopContext): RunFinished {
+  return {
+    type: 'RunFinished' as const,
+    ...base(context),
+    outcome: context.finishing?.outcome ?? 'failed',
+    steps: context.steps,
+    error: context.finishing?.error ?? undefined,
+  };
+}
