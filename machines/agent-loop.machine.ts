@@ -240,7 +240,8 @@ export const agentLoopMachine = setup({
         input: ({ context }) => ({
           sessionId: context.sessionId,
           runId: context.runId ?? '',
-          content: context.message ?? '',
+          // Passed as sent: beginRun refuses content that is not text or parts (null included).
+          content: context.message,
         }),
         onDone: [
           {

@@ -62,7 +62,8 @@ export type AgentLoopEvent =
 export interface BeginRunInput {
   readonly sessionId: string;
   readonly runId: string;
-  readonly content: UserContent;
+  /** As the host sent it; not yet checked (null or other non-content is refused). */
+  readonly content: UserContent | null;
 }
 
 export interface CallModelInput {

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { ScriptedModel } from '../../src/testing/scripted-model.js';
 import type { TokenCounter } from '../../src/tokens/types.js';
-import { type CatalogEntry, expectRunCompleted, expectRunFailed } from './catalog-entry.js';
+import { type CatalogEntry, expectRunFailed } from './catalog-entry.js';
 import { type LoopProbe, probeLoop } from './loop-probe.js';
 
 /** Sends `content` as a `user.message` to a loop whose model always answers. */
@@ -34,11 +34,6 @@ export const userMessageInputs: readonly CatalogEntry[] = [
   {
     area: 'user message',
     input: 'user.message with content null',
-    check: async ({ tokens }) => {
-      const probe = await probeUserMessage(tokens, null);
-      expectRunCompleted(probe);
-      expect(probe.appended[0]).toMatchObject({ kind: 'user', content: '' });
-      return "safe: treated as an empty message ('') and answered";
-    },
+    check: async ({ tokens }) => refusedAtTheDoor(await probeUserMessage(tokens, null)),
   },
 ];

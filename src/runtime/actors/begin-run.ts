@@ -3,6 +3,7 @@ import type { BeginRunInput } from '../../../machines/agent-loop.types.js';
 import { ProtocolError } from '../../errors/protocol-error.js';
 import { checkItem } from '../../transcript/check-item.js';
 import { createItemId } from '../../transcript/ids.js';
+import type { UserItem } from '../../transcript/types.js';
 import type { LoopActorContext } from './loop-actor-context.js';
 
 /** Logs `run-started` and the user item, refusing invalid input before anything is written. */
@@ -10,12 +11,13 @@ export function beginRunActor({ session }: LoopActorContext) {
   return fromPromise<void, BeginRunInput>(async ({ input }) => {
     await session.open();
     await session.closeUnclosedRun();
-    const user = { kind: 'user' as const, id: createItemId('user'), content: input.content };
+    const candidate = { kind: 'user', id: createItemId('user'), content: input.content };
     // Refused at the door: nothing of a run with invalid input reaches the log.
-    const problems = checkItem(user, session.items.length);
+    const problems = checkItem(candidate, session.items.length);
     if (problems.length > 0) {
       throw new ProtocolError(problems, `Invalid user message: ${problems[0]?.message ?? ''}`);
     }
+    const user = candidate as UserItem;
     session.beginRun(input.runId);
     await session.appendForRun(input.runId, [
       { type: 'run-started', runId: input.runId },
