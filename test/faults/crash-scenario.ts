@@ -1,8 +1,6 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { effectiveHistory } from '../../src/log/effective-history.js';
 import type { SessionEvent } from '../../src/log/events.js';
 import { FileSessionStore } from '../../src/log/file-store.js';
@@ -13,10 +11,8 @@ import { ScriptedModel } from '../../src/testing/scripted-model.js';
 import type { TokenCounter } from '../../src/tokens/types.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+import { runChildUntilKilled } from '../support/kill-child.js';
 import { type FaultRow, keepsPrefix } from './fault-row.js';
-
-const helperPath = fileURLToPath(new URL('../support/child-loop.ts', import.meta.url));
-const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 interface ChildReport {
   readonly type: 'tool-started' | 'run-finished';
@@ -29,7 +25,7 @@ interface ChildReport {
  * Runs the child loop and kills it with SIGKILL at the first tool call after `completedRuns`
  * runs have finished, so the kill lands in the middle of a run with a tool call open.
  */
-function runChildAndKill({
+async function runChildAndKill({
   directory,
   sessionId,
   completedRuns,
@@ -38,40 +34,18 @@ function runChildAndKill({
   readonly sessionId: string;
   readonly completedRuns: number;
 }): Promise<ChildReport[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', helperPath, directory, sessionId], {
-      cwd: repositoryRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const reports: ChildReport[] = [];
-    let pending = '';
-    let stderr = '';
-    let killed = false;
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      pending += chunk;
-      const lines = pending.split('\n');
-      pending = lines.pop() ?? '';
-      for (const line of lines) {
-        const report = JSON.parse(line) as ChildReport;
-        reports.push(report);
-        const finished = reports.filter((entry) => entry.type === 'run-finished').length;
-        if (!killed && report.type === 'tool-started' && finished >= completedRuns) {
-          killed = true;
-          child.kill('SIGKILL');
-        }
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', reject);
-    // 'exit' comes after the child is reaped, so its pid is gone and its lock counts as stale.
-    child.on('exit', (code, signal) => {
-      if (signal === 'SIGKILL' && killed) resolve(reports);
-      else reject(new Error(`child loop exited early (code ${code}, signal ${signal}): ${stderr}`));
-    });
+  const reports: ChildReport[] = [];
+  await runChildUntilKilled({
+    script: './child-loop.ts',
+    args: [directory, sessionId],
+    onLine: (line, kill) => {
+      const report = JSON.parse(line) as ChildReport;
+      reports.push(report);
+      const finished = reports.filter((entry) => entry.type === 'run-finished').length;
+      if (report.type === 'tool-started' && finished >= completedRuns) kill();
+    },
   });
+  return reports;
 }
 
 async function readEvents(store: FileSessionStore, sessionId: string): Promise<SessionEvent[]> {

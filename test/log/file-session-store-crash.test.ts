@@ -1,20 +1,16 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { effectiveHistory, FileSessionStore } from '../../src/log/index.js';
+import { runChildUntilKilled } from '../support/kill-child.js';
 import { collect, itemsAppended, userItem } from '../support/session-events.js';
-
-const helperPath = fileURLToPath(new URL('../support/child-appender.ts', import.meta.url));
-const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * Starts the appender child and kills it with SIGKILL soon after it has reported `reports` appends.
  * Resolves with every seq the child reported as durably appended.
  */
-function runAndKill({
+async function runAndKill({
   directory,
   sessionId,
   reports,
@@ -23,37 +19,18 @@ function runAndKill({
   readonly sessionId: string;
   readonly reports: number;
 }): Promise<number[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', helperPath, directory, sessionId], {
-      cwd: repositoryRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const reported: number[] = [];
-    let pending = '';
-    let stderr = '';
-    let killed = false;
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      pending += chunk;
-      const lines = pending.split('\n');
-      pending = lines.pop() ?? '';
-      for (const line of lines) reported.push(Number(line));
-      if (!killed && reported.length >= reports) {
-        killed = true;
-        // A varied delay lands the kill in different places: inside a write, inside fsync,
-        // or between a durable append and its report.
-        setTimeout(() => child.kill('SIGKILL'), Math.random() * 20);
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      if (signal === 'SIGKILL' && killed) resolve(reported);
-      else reject(new Error(`appender exited early (code ${code}, signal ${signal}): ${stderr}`));
-    });
+  const reported: number[] = [];
+  await runChildUntilKilled({
+    script: './child-appender.ts',
+    args: [directory, sessionId],
+    onLine: (line, kill) => {
+      reported.push(Number(line));
+      // A varied delay lands the kill in different places: inside a write, inside fsync,
+      // or between a durable append and its report.
+      if (reported.length >= reports) kill(Math.random() * 20);
+    },
   });
+  return reported;
 }
 
 describe('FileSessionStore after a writer is killed mid-append', () => {
