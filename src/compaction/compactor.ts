@@ -3,105 +3,40 @@ import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
 import { compactionBudgetFor } from './compactor-budget.js';
 import { assertCompactorOptions } from './compactor-options.js';
+import type {
+  CompactInput,
+  CompactOutcome,
+  Compactor,
+  CompactorOptions,
+  EmergencyOutcome,
+  EmergencyPruneInput,
+} from './compactor-types.js';
 import { requireNonNegative } from './helpers/options.js';
 import { pipeline } from './pipeline.js';
-import { type DropReasoningOptions, dropReasoning } from './strategies/drop-reasoning.js';
+import { dropReasoning } from './strategies/drop-reasoning.js';
 import { emergencyPruneTranscript } from './strategies/emergency-prune.js';
 import { pruneLargestToolResults } from './strategies/prune-largest-tool-results.js';
-import { type PruneToolResultsOptions, pruneToolResults } from './strategies/prune-tool-results.js';
-import { type SummarizeOlderOptions, summarizeOlder } from './strategies/summarize-older.js';
+import { pruneToolResults } from './strategies/prune-tool-results.js';
+import { summarizeOlder } from './strategies/summarize-older.js';
 import type {
-  CompactionBackend,
   CompactionBudget,
-  CompactionReason,
   CompactionResult,
   CompactionStrategy,
   CompactionTier,
-  CompactionTrigger,
-  LoopMutator,
   MutationInput,
   MutationOutput,
-  MutationPoint,
   TriggerDecision,
   TriggerInput,
 } from './types.js';
 
-/** What one compaction did, with the facts telemetry and the session log record. */
-export interface CompactOutcome {
-  readonly transcript: readonly Item[];
-  readonly tier: CompactionTier;
-  /** Names of the strategies that changed the transcript, in order. */
-  readonly strategies: readonly string[];
-  readonly tokensBefore: number;
-  readonly tokensAfter: number;
-  /** Whether the trigger no longer fires afterwards (the transcript is under its line). */
-  readonly effective: boolean;
-  readonly metadata: Record<string, unknown>;
-}
-
-export interface EmergencyOutcome extends CompactOutcome {
-  /** Whether the result is under the budget's `maxTokens`; false only when the latest turn alone is larger. */
-  readonly fits: boolean;
-}
-
-export interface CompactInput {
-  readonly transcript: readonly Item[];
-  readonly tokens: TokenCounter;
-  readonly reason: CompactionReason;
-  readonly reported?: TriggerInput['reported'];
-  readonly signal: AbortSignal;
-}
-
-export interface EmergencyPruneInput {
-  readonly transcript: readonly Item[];
-  readonly tokens: TokenCounter;
-  readonly reason: CompactionReason;
-  readonly reported?: TriggerInput['reported'];
-  readonly signal: AbortSignal;
-}
-
-/**
- * A compactor is a `LoopMutator` (for hosts that run it like any other mutator) that also
- * exposes the steps the loop machine runs as separate states.
- */
-export interface Compactor extends LoopMutator {
-  readonly trigger: CompactionTrigger;
-  readonly backend?: CompactionBackend;
-  evaluate(input: TriggerInput): TriggerDecision;
-  /**
-   * The structural tier, then a summary only if still above the target and a backend exists.
-   * Throws `CompactionError` when the summary fails: the caller falls back to `emergencyPrune`.
-   */
-  compact(input: CompactInput): Promise<CompactOutcome>;
-  /** The deterministic last resort: structural pruning, then the newest whole turns that fit. */
-  emergencyPrune(input: EmergencyPruneInput): Promise<EmergencyOutcome>;
-}
-
-export interface CompactorOptions {
-  /** When to compact; its budget says how far. */
-  readonly trigger: CompactionTrigger;
-  /** Replaces the default structural tier (`dropReasoning` then `pruneToolResults`). */
-  readonly strategy?: CompactionStrategy;
-  /** Writes summaries; without one the compactor never summarizes. */
-  readonly backend?: CompactionBackend;
-  /** Options of the default structural strategies. */
-  readonly structural?: {
-    readonly dropReasoning?: DropReasoningOptions;
-    readonly pruneToolResults?: PruneToolResultsOptions;
-  };
-  /** Options of the summary tier. */
-  readonly summary?: Omit<SummarizeOlderOptions, 'timeoutMs'>;
-  /** Options of the emergency prune. */
-  readonly emergency?: {
-    /** The most tokens the emergency prune keeps; default the budget's `targetTokens`. */
-    readonly maxTokens?: number;
-  };
-  /** Limit on each summarizer call. Default 60,000 ms. */
-  readonly summaryTimeoutMs?: number;
-  readonly name?: string;
-  /** Where the loop runs it as a mutator. Default all three points. */
-  readonly points?: readonly MutationPoint[];
-}
+export type {
+  CompactInput,
+  CompactOutcome,
+  Compactor,
+  CompactorOptions,
+  EmergencyOutcome,
+  EmergencyPruneInput,
+} from './compactor-types.js';
 
 function sameTranscript(left: readonly Item[], right: readonly Item[]): boolean {
   return (
