@@ -1,13 +1,8 @@
 import { basename, extname, resolve } from 'node:path';
-import { type Command, EXIT_OK } from '../command.js';
 import { DEFAULT_STRATEGIES, STRATEGY_CATALOG } from '../compact/strategy-catalog.js';
+import { defineCommand } from '../define-command.js';
 import { encodingOption } from '../encoding-option.js';
-import {
-  COMMON_OPTIONS,
-  integerOption,
-  parseCommandLine,
-  requirePositionals,
-} from '../parse-command-line.js';
+import { COMMON_OPTIONS, integerOption, requirePositionals } from '../parse-command-line.js';
 import { UsageError } from '../usage-error.js';
 
 const name = 'compact';
@@ -56,17 +51,13 @@ ${Object.entries(STRATEGY_CATALOG)
 Summaries use the extractive summarizer: offline, no model and no API key.
 Exit codes: 0 written, 1 the file is unreadable or not a valid transcript, 2 bad arguments.`;
 
-export const compactCommand: Command = {
+export const compactCommand = defineCommand({
   name,
   summary: 'compact an OpenAI-format transcript file offline',
   usage,
   help,
-  async run(args, context) {
-    const { values, positionals } = parseCommandLine({ command: name, args, options });
-    if (values.help) {
-      context.stdout.write(`${help}\n`);
-      return EXIT_OK;
-    }
+  options,
+  async execute({ values, positionals }, context) {
     const [input] = requirePositionals({
       command: name,
       positionals,
@@ -124,7 +115,7 @@ export const compactCommand: Command = {
       context,
     );
   },
-};
+});
 
 function parseStrategies(values: readonly string[]): string[] {
   const names = values

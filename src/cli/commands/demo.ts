@@ -1,11 +1,6 @@
 import { resolve } from 'node:path';
-import { type Command, EXIT_OK } from '../command.js';
-import {
-  COMMON_OPTIONS,
-  integerOption,
-  parseCommandLine,
-  requirePositionals,
-} from '../parse-command-line.js';
+import { defineCommand } from '../define-command.js';
+import { COMMON_OPTIONS, integerOption, requirePositionals } from '../parse-command-line.js';
 import { UsageError } from '../usage-error.js';
 
 const name = 'demo';
@@ -43,17 +38,13 @@ Options:
 
 Exit codes: 0 done, 1 the replay failed, 2 bad arguments.`;
 
-export const demoCommand: Command = {
+export const demoCommand = defineCommand({
   name,
   summary: 'replay real transcripts offline through a small context window',
   usage,
   help,
-  async run(args, context) {
-    const { values, positionals } = parseCommandLine({ command: name, args, options });
-    if (values.help) {
-      context.stdout.write(`${help}\n`);
-      return EXIT_OK;
-    }
+  options,
+  async execute({ values, positionals }, context) {
     requirePositionals({ command: name, positionals, names: [] });
     const window = integerOption({
       command: name,
@@ -85,4 +76,4 @@ export const demoCommand: Command = {
       context,
     );
   },
-};
+});

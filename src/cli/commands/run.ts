@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { isValidSessionId } from '../../log/session-id.js';
-import { type Command, EXIT_OK } from '../command.js';
-import { COMMON_OPTIONS, integerOption, parseCommandLine } from '../parse-command-line.js';
+import { defineCommand } from '../define-command.js';
+import { COMMON_OPTIONS, integerOption } from '../parse-command-line.js';
 import { DEFAULT_SESSION_DIRECTORY } from '../session-location.js';
 import { UsageError } from '../usage-error.js';
 
@@ -53,17 +53,13 @@ Options:
 Tool calls, compactions and the session id go to stderr; the answer goes to stdout.
 Exit codes: 0 the task finished, 1 the run failed, 2 bad arguments or missing OPENAI_API_KEY.`;
 
-export const runCommand: Command = {
+export const runCommand = defineCommand({
   name,
   summary: 'run a task against an OpenAI-compatible endpoint with workspace tools',
   usage,
   help,
-  async run(args, context) {
-    const { values, positionals } = parseCommandLine({ command: name, args, options });
-    if (values.help) {
-      context.stdout.write(`${help}\n`);
-      return EXIT_OK;
-    }
+  options,
+  async execute({ values, positionals }, context) {
     const task = positionals.join(' ').trim();
     if (task === '') throw new UsageError('missing "<task>"', { command: name });
     const window = integerOption({
@@ -124,4 +120,4 @@ export const runCommand: Command = {
       context,
     );
   },
-};
+});

@@ -1,7 +1,7 @@
 import { isValidSessionId } from '../../log/session-id.js';
-import { type Command, EXIT_OK } from '../command.js';
+import { defineCommand } from '../define-command.js';
 import { encodingOption } from '../encoding-option.js';
-import { COMMON_OPTIONS, parseCommandLine, requirePositionals } from '../parse-command-line.js';
+import { COMMON_OPTIONS, requirePositionals } from '../parse-command-line.js';
 import { DEFAULT_SESSION_DIRECTORY, locateSession } from '../session-location.js';
 import { UsageError } from '../usage-error.js';
 
@@ -34,17 +34,13 @@ Options:
 Nothing is changed: the log is only read.
 Exit codes: 0 shown, 1 the log is missing or unreadable, 2 bad arguments.`;
 
-export const showCommand: Command = {
+export const showCommand = defineCommand({
   name,
   summary: 'audit a session log: runs, items, usage, compaction markers',
   usage,
   help,
-  async run(args, context) {
-    const { values, positionals } = parseCommandLine({ command: name, args, options });
-    if (values.help) {
-      context.stdout.write(`${help}\n`);
-      return EXIT_OK;
-    }
+  options,
+  async execute({ values, positionals }, context) {
     const [session] = requirePositionals({ command: name, positionals, names: ['session'] }) as [
       string,
     ];
@@ -64,4 +60,4 @@ export const showCommand: Command = {
       context,
     );
   },
-};
+});
