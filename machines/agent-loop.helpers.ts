@@ -60,8 +60,7 @@ export function errorOf(event: unknown): unknown {
 
 export function finishInput({ context }: { context: AgentLoopContext }): FinishRunInput {
   return {
-    sessionId: context.sessionId,
-    runId: context.runId ?? '',
+    ...runOf(context),
     outcome: context.finishing?.outcome ?? 'failed',
     steps: context.steps,
     error: context.finishing?.error ?? null,
@@ -75,6 +74,12 @@ export function finishedWithoutOutput(event: unknown): Readonly<Record<string, u
   return { interruptedBy: String(type) };
 }
 
+/** The session and run an actor input or telemetry event belongs to. */
+export function runOf(context: AgentLoopContext) {
+  return { sessionId: context.sessionId, runId: context.runId ?? '' };
+}
+
+/** The fields every telemetry event carries. */
 export function base(context: AgentLoopContext) {
-  return { sessionId: context.sessionId, runId: context.runId ?? '', at: Date.now() };
+  return { ...runOf(context), at: Date.now() };
 }

@@ -13,11 +13,13 @@ import {
   outputOf,
   overflowError,
   reactiveReason,
+  runOf,
 } from './agent-loop.helpers.js';
 
 import {
   compactionFailedEvent,
   compactionFinishedEvent,
+  compactionStartedEvent,
   compactorMutationFinishedEvent,
   compactorMutationStartedEvent,
   emergencyMutationFinishedEvent,
@@ -238,8 +240,7 @@ export const agentLoopMachine = setup({
         id: 'beginRun',
         src: 'beginRun',
         input: ({ context }) => ({
-          sessionId: context.sessionId,
-          runId: context.runId ?? '',
+          ...runOf(context),
           // Passed as sent: beginRun refuses content that is not text or parts (null included).
           content: context.message,
         }),
@@ -271,8 +272,7 @@ export const agentLoopMachine = setup({
         id: 'callModel',
         src: 'callModel',
         input: ({ context }) => ({
-          sessionId: context.sessionId,
-          runId: context.runId ?? '',
+          ...runOf(context),
           step: context.steps,
         }),
         onDone: [
@@ -348,8 +348,7 @@ export const agentLoopMachine = setup({
         id: 'runMutator',
         src: 'runMutator',
         input: ({ context }) => ({
-          sessionId: context.sessionId,
-          runId: context.runId ?? '',
+          ...runOf(context),
           mutator: context.mutators[context.mutatorIndex]?.name ?? '',
           point: context.point ?? 'AfterToolResult',
         }),
@@ -371,8 +370,7 @@ export const agentLoopMachine = setup({
         id: 'checkBudget',
         src: 'checkBudget',
         input: ({ context }) => ({
-          sessionId: context.sessionId,
-          runId: context.runId ?? '',
+          ...runOf(context),
           point: context.point ?? 'BeforeInference',
         }),
         onDone: [
@@ -404,14 +402,7 @@ export const agentLoopMachine = setup({
     compacting: {
       entry: [
         'countCompaction',
-        emit(({ context }) => ({
-          type: 'CompactionStarted' as const,
-          sessionId: context.sessionId,
-          runId: context.runId ?? '',
-          at: Date.now(),
-          reason: context.compactionReason ?? 'threshold',
-          attempt: context.consecutiveCompactions,
-        })),
+        emit(({ context }) => compactionStartedEvent(context)),
         'emitCompactorMutationStarted',
       ],
       exit: 'emitCompactorMutationFinished',
@@ -419,8 +410,7 @@ export const agentLoopMachine = setup({
         id: 'compact',
         src: 'compact',
         input: ({ context }) => ({
-          sessionId: context.sessionId,
-          runId: context.runId ?? '',
+          ...runOf(context),
           reason: context.compactionReason ?? 'threshold',
           attempt: context.consecutiveCompactions,
         }),
@@ -461,8 +451,7 @@ export const agentLoopMachine = setup({
         id: 'emergencyPrune',
         src: 'emergencyPrune',
         input: ({ context }) => ({
-          sessionId: context.sessionId,
-          runId: context.runId ?? '',
+          ...runOf(context),
           reason: context.compactionReason ?? 'threshold',
           attempt: context.consecutiveCompactions,
         }),

@@ -7,6 +7,7 @@ import { serializeError } from '../src/runtime/serialize-error.js';
 import type {
   CompactionFailed,
   CompactionFinished,
+  CompactionStarted,
   EmergencyPruneApplied,
   InferenceFailed,
   InferenceFinished,
@@ -27,18 +28,14 @@ import type {
 export function runStartedEvent(context: AgentLoopContext): RunStarted {
   return {
     type: 'RunStarted' as const,
-    sessionId: context.sessionId,
-    runId: context.runId ?? '',
-    at: Date.now(),
+    ...base(context),
   };
 }
 
 export function mutationStartedEvent(context: AgentLoopContext): MutationStarted {
   return {
     type: 'MutationStarted' as const,
-    sessionId: context.sessionId,
-    runId: context.runId ?? '',
-    at: Date.now(),
+    ...base(context),
     mutator: context.mutators[context.mutatorIndex]?.name ?? '',
     point: context.point ?? 'AfterToolResult',
   };
@@ -176,5 +173,14 @@ export function runFinishedEvent(context: AgentLoopContext): RunFinished {
     outcome: context.finishing?.outcome ?? 'failed',
     steps: context.steps,
     error: context.finishing?.error ?? undefined,
+  };
+}
+
+export function compactionStartedEvent(context: AgentLoopContext): CompactionStarted {
+  return {
+    type: 'CompactionStarted',
+    ...base(context),
+    reason: context.compactionReason ?? 'threshold',
+    attempt: context.consecutiveCompactions,
   };
 }
