@@ -76,10 +76,6 @@ export class LoopSession {
     return this.#tracker.pendingCalls;
   }
 
-  get activeRunId(): string | null {
-    return this.#activeRunId;
-  }
-
   hasSeenCallId(id: string): boolean {
     return this.#tracker.hasSeenCallId(id);
   }
@@ -210,11 +206,6 @@ export class LoopSession {
       await this.#appendNow(events);
       this.#unclosedRun = undefined;
     });
-  }
-
-  /** Checks that appending these items keeps the protocol; returns the break or null. */
-  checkAppend(items: readonly Item[]): string | null {
-    return this.#tracker.check(items);
   }
 
   /** Tokens of the effective history, updated incrementally from the cached per-item counts. */
