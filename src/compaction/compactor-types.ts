@@ -39,6 +39,8 @@ export interface CompactInput {
   readonly reason: CompactionReason;
   readonly reported?: TriggerInput['reported'];
   readonly signal: AbortSignal;
+  /** The log's original of an item that stands in for another (see `CompactionContext`). */
+  readonly originalOf?: (item: Item) => Item | undefined;
 }
 
 export interface EmergencyPruneInput {
@@ -47,6 +49,8 @@ export interface EmergencyPruneInput {
   readonly reason: CompactionReason;
   readonly reported?: TriggerInput['reported'];
   readonly signal: AbortSignal;
+  /** The log's original of an item that stands in for another (see `CompactionContext`). */
+  readonly originalOf?: (item: Item) => Item | undefined;
 }
 
 /**
@@ -84,6 +88,11 @@ export interface CompactorOptions {
   readonly emergency?: {
     /** The most tokens the emergency prune keeps; default the budget's `targetTokens`. */
     readonly maxTokens?: number;
+    /**
+     * Fold a deterministic extract of the turns it drops (goal, requests, calls, paths, errors,
+     * identifiers) into the leading summary. Default true; no model is involved.
+     */
+    readonly record?: boolean;
   };
   /** Limit on each summarizer call. Default 60,000 ms. */
   readonly summaryTimeoutMs?: number;

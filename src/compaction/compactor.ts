@@ -3,6 +3,7 @@ import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
 import { compactionBudgetFor } from './compactor-budget.js';
 import { assertCompactorOptions } from './compactor-options.js';
+import { summaryCapFor } from './compactor-sizes.js';
 import type {
   CompactInput,
   CompactOutcome,
@@ -11,13 +12,17 @@ import type {
   EmergencyOutcome,
   EmergencyPruneInput,
 } from './compactor-types.js';
+import { replacedItemId } from './helpers/derived-item.js';
 import { requireNonNegative } from './helpers/options.js';
+import { latestTurnStart, turnSpans } from './helpers/structure.js';
 import { pipeline } from './pipeline.js';
 import { dropReasoning } from './strategies/drop-reasoning.js';
 import { emergencyPruneTranscript } from './strategies/emergency-prune.js';
 import { pruneLargestToolResults } from './strategies/prune-largest-tool-results.js';
 import { pruneToolResults } from './strategies/prune-tool-results.js';
+import { recordDroppedTurns } from './strategies/record-dropped-turns.js';
 import { summarizeOlder } from './strategies/summarize-older.js';
+import { isSummaryItem } from './summary.js';
 import type {
   CompactionBudget,
   CompactionResult,
@@ -43,6 +48,35 @@ function sameTranscript(left: readonly Item[], right: readonly Item[]): boolean 
     left === right ||
     (left.length === right.length && left.every((item, index) => item === right[index]))
   );
+}
+
+/**
+ * The original of each item a strategy changed during this compaction (found in its input by
+ * the id the copy stands in for), falling back to what the log knows of older copies.
+ */
+function originalsWithin(
+  input: readonly Item[],
+  logOriginalOf: ((item: Item) => Item | undefined) | undefined,
+): (item: Item) => Item | undefined {
+  let byId: Map<string, Item> | undefined;
+  return (item) => {
+    const origin = replacedItemId(item);
+    if (origin !== undefined) {
+      byId ??= new Map(input.map((entry) => [entry.id, entry]));
+      const original = byId.get(origin);
+      if (original !== undefined) return logOriginalOf?.(original) ?? original;
+    }
+    return logOriginalOf?.(item);
+  };
+}
+
+/**
+ * Where a compaction counts as effective: half-way between the target and the trigger line.
+ * Landing just under the line would trigger again a step later (thrash), so a result above this
+ * goes on to the emergency prune, which aims at the target.
+ */
+function headroomLine(budget: CompactionBudget): number {
+  return budget.maxTokens - Math.floor((budget.maxTokens - budget.targetTokens) / 2);
 }
 
 function appliedNames(
@@ -83,6 +117,7 @@ function buildCompactor({
   if (emergency.maxTokens !== undefined) {
     requireNonNegative('createCompactor', 'emergency.maxTokens', emergency.maxTokens);
   }
+  const recordDropped = emergency.record ?? true;
   const structuralTier = pipeline(
     dropReasoning(structural.dropReasoning),
     pruneToolResults(structural.pruneToolResults),
@@ -123,7 +158,8 @@ function buildCompactor({
     budget: CompactionBudget,
   ): boolean {
     return (
-      !trigger.evaluate({ transcript, tokens }).fire && tokens.count(transcript) <= budget.maxTokens
+      !trigger.evaluate({ transcript, tokens }).fire &&
+      tokens.count(transcript) <= headroomLine(budget)
     );
   }
 
@@ -140,7 +176,11 @@ function buildCompactor({
     const { transcript, tokens, reason, signal } = input;
     const { decision, budget, tokensBefore } = budgetFor(input);
     const request = { reason, budget };
-    const context = backend === undefined ? { tokens, signal } : { tokens, backend, signal };
+    const originalOf = originalsWithin(transcript, input.originalOf);
+    const context =
+      backend === undefined
+        ? { tokens, signal, originalOf }
+        : { tokens, backend, signal, originalOf };
 
     const tier1 =
       reason === 'payload-too-large'
@@ -194,18 +234,62 @@ function buildCompactor({
     );
     const strategies = appliedNames(structuralTier, transcript, structuralResult);
     const maxTokens = emergency.maxTokens ?? budget.targetTokens;
+    let structural = structuralResult.transcript;
+    let largestMetadata: Readonly<Record<string, unknown>> | undefined;
+    // When the latest turn leaves no room for the summary, its largest outputs go first (the
+    // model can re-run a tool), so the only memory of the earlier work is not cut to the bone.
+    const summaryItem = structural.find(isSummaryItem);
+    const summaryRoom = Math.min(
+      summaryCapFor(budget),
+      summaryItem === undefined ? 0 : tokens.countItem(summaryItem),
+    );
+    const latestStart = latestTurnStart(structural);
+    const latest = structural.slice(latestStart);
+    if (tokens.count(latest) + summaryRoom > maxTokens) {
+      const largest = pruneLargestToolResults({
+        targetTokens: Math.max(0, maxTokens - summaryRoom),
+      });
+      const result = await largest.apply(
+        { transcript: latest, reason, budget },
+        { tokens, signal },
+      );
+      if (result.transcript !== latest) {
+        structural = [...structural.slice(0, latestStart), ...result.transcript];
+        strategies.push(largest.name);
+        largestMetadata = result.metadata;
+      }
+    }
+    // Room for the record of what is dropped, when there are older turns to drop.
+    const reserve =
+      recordDropped && turnSpans(structural).length > 1
+        ? Math.min(summaryCapFor(budget), Math.floor(maxTokens / 2))
+        : 0;
     const pruned = emergencyPruneTranscript({
-      transcript: structuralResult.transcript,
+      transcript: structural,
       tokens,
-      maxTokens,
+      maxTokens: maxTokens - reserve,
     });
-    if (pruned.itemsRemoved > 0) strategies.push('emergencyPrune');
-    const { transcript: kept, ...prunedFacts } = pruned;
+    if (pruned.itemsRemoved > 0 || pruned.summaryTruncated) strategies.push('emergencyPrune');
+    const { transcript: prunedTranscript, ...prunedFacts } = pruned;
+    let kept = prunedTranscript;
+    let recorded = 0;
+    if (recordDropped && pruned.itemsRemoved > 0) {
+      const record = await recordDroppedTurns({
+        before: structural,
+        kept,
+        maxTokens,
+        tokens,
+        originalOf: originalsWithin(transcript, input.originalOf),
+        signal,
+      });
+      kept = record.transcript;
+      recorded = record.recorded;
+      if (recorded > 0) strategies.push('recordDroppedTurns');
+    }
     // When even the latest turn is too large, its biggest tool outputs go (the model can re-run
     // a tool with a narrower request), rather than the run ending in an overflow.
     let output = kept;
-    let largestMetadata: Readonly<Record<string, unknown>> | undefined;
-    if (!pruned.fits) {
+    if (tokens.count(kept) > maxTokens) {
       const largest = pruneLargestToolResults({ targetTokens: maxTokens });
       const result = await largest.apply({ transcript: kept, reason, budget }, { tokens, signal });
       largestMetadata = result.metadata;
@@ -225,7 +309,7 @@ function buildCompactor({
         trigger: triggerFacts(decision),
         budget,
         structural: structuralResult.metadata,
-        emergency: prunedFacts,
+        emergency: { ...prunedFacts, itemsRecorded: recorded },
         ...(largestMetadata === undefined ? {} : { largestToolResults: largestMetadata }),
       },
     };

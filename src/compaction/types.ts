@@ -21,6 +21,12 @@ export interface CompactionContext {
   readonly tokens: TokenCounter;
   readonly backend?: CompactionBackend;
   readonly signal: AbortSignal;
+  /**
+   * The original of an item that stands in for another (a pruned tool result), as the session
+   * log holds it; undefined for an item that is its own original. Summaries read originals, so
+   * what pruning hid from the model still reaches the summary.
+   */
+  readonly originalOf?: (item: Item) => Item | undefined;
 }
 
 export interface CompactionResult {
@@ -40,6 +46,8 @@ export interface SummaryRequest {
   readonly transcript: readonly Item[];
   /** Text of the previous summary, folded forward into the new one. */
   readonly previousSummary?: string;
+  /** The size the summary is cut to afterwards: a backend that writes within it loses nothing to the cut. */
+  readonly maxTokens?: number;
   readonly signal: AbortSignal;
 }
 

@@ -5,6 +5,7 @@ import {
   assertReplacementBounds,
   resolveReplacementView,
 } from './projection-rules.js';
+import { replacedOriginals } from './replaced-originals.js';
 
 /** Where one items-appended event's items start in the projected items. */
 interface AppendedRun {
@@ -38,6 +39,7 @@ export class SessionProjection {
   #latestReplacement: TranscriptReplacedEvent | undefined;
   #latestUsage: UsageReportedEvent | undefined;
   #usageItemCount: number | undefined;
+  #originals: ReadonlyMap<string, Item> = new Map();
 
   /**
    * The effective history. Between two replacements this same array only grows at its end; a
@@ -59,6 +61,14 @@ export class SessionProjection {
    */
   get replacements(): number {
     return this.#replacements;
+  }
+
+  /**
+   * The original of an item of the effective history that stands in for another (a pruned
+   * tool result), or undefined for an item that is its own original.
+   */
+  originalOf(id: string): Item | undefined {
+    return this.#originals.get(id);
   }
 
   get latestReplacement(): TranscriptReplacedEvent | undefined {
@@ -114,7 +124,9 @@ export class SessionProjection {
     const firstKept = this.#runs.findIndex((run) => run.seq > event.throughSeq);
     const tailStart = firstKept === -1 ? this.#items.length : (this.#runs[firstKept]?.start ?? 0);
     // Resolve before touching any state, so a bad marker leaves the projection as it was.
-    const next = resolveReplacementView({ event, covered: this.#items.slice(0, tailStart) });
+    const covered = this.#items.slice(0, tailStart);
+    const next = resolveReplacementView({ event, covered });
+    this.#originals = replacedOriginals({ event, covered, previous: this.#originals });
     const shift = next.length - tailStart;
     for (let index = tailStart; index < this.#items.length; index += 1) {
       next.push(this.#items[index] as Item);

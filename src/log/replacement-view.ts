@@ -15,9 +15,12 @@ import { jsonEqual } from './json-equal.js';
 export function buildReplacementView({
   previous,
   next,
+  originOf,
 }: {
   readonly previous: readonly Item[];
   readonly next: readonly Item[];
+  /** The id of the item a changed copy stands in for, when the caller knows it. */
+  readonly originOf?: (item: Item) => string | undefined;
 }): ViewEntry[] {
   const previousById = new Map<string, Item>();
   const resultIdByCallId = new Map<string, string>();
@@ -34,6 +37,8 @@ export function buildReplacementView({
         { code: 'item_id_reused' },
       );
     }
+    const origin = originOf?.(item);
+    if (origin !== undefined && previousById.has(origin)) return { item, replaces: origin };
     if (item.kind === 'toolResult') {
       const original = resultIdByCallId.get(item.callId);
       if (original !== undefined) return { item, replaces: original };

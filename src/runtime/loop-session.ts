@@ -54,6 +54,11 @@ export class LoopSession {
     return this.#projection.items;
   }
 
+  /** The log's original of an item that stands in for another (a pruned tool result). */
+  originalOf(item: Item): Item | undefined {
+    return this.#projection.originalOf(item.id);
+  }
+
   get lastSeq(): number {
     return this.#projection.lastSeq;
   }

@@ -90,6 +90,9 @@ let sessionTokens: number;
 let structuralTokens: number;
 
 /** A trigger that fires on the whole session, aiming at `targetTokens`. */
+/** The structural tier as `structuralTokens` was measured: every old output pruned. */
+const pruneEverything = { pruneToolResults: { protectRecentTokens: 0, minSavingsTokens: 0 } };
+
 function triggerAimingAt(targetTokens: number): CompactionTrigger {
   const maxTokens = sessionTokens - 1;
   return tokenBudgetTrigger({ maxTokens, targetRatio: Math.min(1, targetTokens / maxTokens) });
@@ -176,7 +179,11 @@ describe('createCompactor', () => {
 
   it('stops at the structural tier when it reaches the target: the backend is never called', async () => {
     const { backend, calls } = countingBackend();
-    const compactor = createCompactor({ trigger: triggerAimingAt(structuralTokens + 50), backend });
+    const compactor = createCompactor({
+      trigger: triggerAimingAt(structuralTokens + 50),
+      backend,
+      structural: pruneEverything,
+    });
     const outcome = await compactor.compact({
       transcript: session,
       tokens,
@@ -215,16 +222,29 @@ describe('createCompactor', () => {
     expect(outcome.metadata).toHaveProperty('trigger.basis', 'estimate');
   });
 
-  it('without a backend it never summarizes: under the trigger line it is effective, above it not', async () => {
-    const underLine = await createCompactor({ trigger: triggerAimingAt(1_000) }).compact({
+  it('without a backend it never summarizes: with headroom under the trigger line it is effective, above it not', async () => {
+    // Above the target but below the half-way mark between target and line: headroom enough.
+    const target = structuralTokens - 100;
+    const underLine = await createCompactor({
+      trigger: triggerAimingAt(target),
+      structural: pruneEverything,
+    }).compact({
       transcript: session,
       tokens,
       reason: 'threshold',
       signal: signal(),
     });
     expect(underLine.tier).toBe('structural');
-    expect(underLine.tokensAfter).toBeGreaterThan(1_000);
+    expect(underLine.tokensAfter).toBeGreaterThan(target);
     expect(underLine.effective).toBe(true);
+
+    // Just under the line leaves no room for the next step: not effective (it would thrash).
+    const justUnder = await createCompactor({
+      trigger: tokenBudgetTrigger({ maxTokens: structuralTokens + 10, targetRatio: 0.5 }),
+      structural: pruneEverything,
+    }).compact({ transcript: session, tokens, reason: 'threshold', signal: signal() });
+    expect(justUnder.tokensAfter).toBeLessThanOrEqual(structuralTokens + 10);
+    expect(justUnder.effective).toBe(false);
 
     const overLine = await createCompactor({
       trigger: tokenBudgetTrigger({ maxTokens: structuralTokens - 100, targetRatio: 0.5 }),

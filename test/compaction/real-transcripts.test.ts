@@ -1,4 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  defaultToolOutputPlaceholder,
+  pruneToolOutput,
+} from '../../src/compaction/helpers/tool-output-placeholder.js';
 import { pipeline } from '../../src/compaction/pipeline.js';
 import { dropFailedToolResults } from '../../src/compaction/strategies/drop-failed-tool-results.js';
 import { dropReasoning } from '../../src/compaction/strategies/drop-reasoning.js';
@@ -216,8 +220,20 @@ describe('structural strategies on real transcripts', () => {
     expect(tokens.count(resultOf(name, 'keepRecent (25% of tokens)').transcript)).toBeLessThan(
       size / 2,
     );
+    // Placeholders keep the paths, errors and ids of what they replace, so pruning outputs alone
+    // may stop short of the target: then every output is pruned, and most of the size is gone.
     const largest = resultOf(name, 'pruneLargestToolResults (to 50%)');
-    expect(largest.metadata).toMatchObject({ reachedTarget: true });
-    expect(tokens.count(largest.transcript)).toBeLessThanOrEqual(Math.floor(size / 2));
+    const results = largest.transcript.filter((item) => item.kind === 'toolResult');
+    if ((largest.metadata as { reachedTarget: boolean }).reachedTarget) {
+      expect(tokens.count(largest.transcript)).toBeLessThanOrEqual(Math.floor(size / 2));
+    } else {
+      const prunable = results.filter(
+        (item) =>
+          item.kind === 'toolResult' &&
+          pruneToolOutput(item, defaultToolOutputPlaceholder, tokens) !== undefined,
+      );
+      expect(prunable).toEqual([]);
+    }
+    expect(tokens.count(largest.transcript)).toBeLessThan(size * 0.6);
   });
 });

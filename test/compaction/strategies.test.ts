@@ -10,6 +10,7 @@ import {
 import { keepRecent } from '../../src/compaction/strategies/keep-recent.js';
 import { pruneLargestToolResults } from '../../src/compaction/strategies/prune-largest-tool-results.js';
 import { pruneToolResults } from '../../src/compaction/strategies/prune-tool-results.js';
+import { createSummaryItem, isSummaryItem } from '../../src/compaction/summary.js';
 import type {
   CompactionContext,
   CompactionRequest,
@@ -364,11 +365,50 @@ describe('emergencyPrune', () => {
     expect(validateTranscript(outcome.transcript)).toEqual([]);
   });
 
-  it('drops the summary before the latest turn when both do not fit', async () => {
+  it('keeps the summary in front of the latest turn even when both do not fit (the seed keeps the summary marker)', async () => {
     const maxTokens = measure(transcript.slice(10));
     const outcome = emergencyPruneTranscript({ transcript, tokens, maxTokens });
-    expect(ids(outcome.transcript)).toEqual(ids(transcript.slice(10)));
-    expect(outcome).toMatchObject({ fits: true, keptSummary: false, leadingContextDropped: 1 });
+    expect(ids(outcome.transcript)).toEqual(['s', ...ids(transcript.slice(10))]);
+    expect(outcome).toMatchObject({ fits: false, keptSummary: true, leadingContextDropped: 1 });
+    expect(outcome.summaryTokens).toBeGreaterThan(0);
+  });
+
+  it('cuts a large summary section by section, goal, files and errors last, to fit beside the latest turn', async () => {
+    const body = [
+      '## Goal',
+      '- First request (verbatim): Fix the failing build in src/app/main.ts.',
+      '## Decisions and constraints',
+      ...Array.from(
+        { length: 40 },
+        (_, index) => `- Decision ${index}: ${'keep it small '.repeat(4)}`,
+      ),
+      '## Progress',
+      ...Array.from(
+        { length: 80 },
+        (_, index) => `- Step ${index}: ${'ran the tests again '.repeat(4)}`,
+      ),
+      '## Files and artifacts',
+      '- src/app/main.ts',
+      '## Errors seen',
+      "- TypeError: cannot read properties of undefined (reading 'x')",
+      '## Next step',
+      '- Continue.',
+    ].join('\n');
+    const large = [createSummaryItem(body), ...transcript.slice(1)];
+    const room = 300;
+    const maxTokens = measure(transcript.slice(10)) + room;
+    const outcome = emergencyPruneTranscript({ transcript: large, tokens, maxTokens });
+    const [kept] = outcome.transcript;
+    expect(kept !== undefined && isSummaryItem(kept)).toBe(true);
+    const text = kept?.kind === 'context' ? kept.text : '';
+    expect(text).toContain('- First request (verbatim): Fix the failing build in src/app/main.ts.');
+    expect(text).toContain('- src/app/main.ts');
+    expect(text).toContain("TypeError: cannot read properties of undefined (reading 'x')");
+    expect(text).not.toContain('Step 0:');
+    expect(text).toMatch(/lines cut\)/);
+    expect(outcome).toMatchObject({ fits: true, keptSummary: true, summaryTruncated: true });
+    expect(ids(outcome.transcript).slice(1)).toEqual(ids(transcript.slice(10)));
+    expect(validateTranscript(outcome.transcript)).toEqual([]);
   });
 
   it('keeps the latest turn even when it alone is too large, and says it does not fit', async () => {
@@ -376,13 +416,14 @@ describe('emergencyPrune', () => {
       emergencyPrune({ maxTokens: 10 }),
       transcript,
     );
-    expect(ids(output)).toEqual(ids(transcript.slice(10)));
-    expect(metadata).toMatchObject({ fits: false, turnsKept: 1, maxTokens: 10 });
+    expect(ids(output)).toEqual(['s', ...ids(transcript.slice(10))]);
+    expect(metadata).toMatchObject({ fits: false, turnsKept: 1, maxTokens: 10, keptSummary: true });
   });
 
   it('uses the budget target when no maxTokens is given', async () => {
-    const targetTokens = measure(transcript.slice(10));
-    const { metadata } = await run(emergencyPrune(), transcript, {
+    const withoutSummary = transcript.slice(1);
+    const targetTokens = measure(withoutSummary.slice(9));
+    const { metadata } = await run(emergencyPrune(), withoutSummary, {
       maxTokens: targetTokens * 2,
       targetTokens,
     });

@@ -10,6 +10,7 @@ import {
   summaryBody,
   validateSummaryText,
 } from '../../src/compaction/summary.js';
+import { GOAL_LABEL, withGoal } from '../../src/compaction/summary-goal.js';
 import type {
   CompactionBackend,
   CompactionContext,
@@ -84,7 +85,11 @@ function concatenatedSession(): Item[] {
 }
 
 function request(transcript: readonly Item[]): CompactionRequest {
-  return { transcript, reason: 'threshold', budget: { maxTokens: 1_000_000, targetTokens: 1 } };
+  return {
+    transcript,
+    reason: 'threshold',
+    budget: { maxTokens: 1_000_000, targetTokens: 1_000_000 },
+  };
 }
 
 function context(
@@ -115,7 +120,8 @@ beforeAll(async () => {
 
 describe('summarizeOlder', () => {
   it('summarizes input 5x the backend limit in chunks: no call exceeds it, each folds the summary before it forward', async () => {
-    const earlier = createSummaryItem(validSummary('An earlier goal from before this session.'));
+    const goal = 'An earlier goal from before this session.';
+    const earlier = createSummaryItem(validSummary(`${GOAL_LABEL} ${goal}`));
     const session = [earlier, ...concatenatedSession()];
     const keepRecentTokens = 2_000;
     // Find the part that will be summarized, then size the backend so that part is 5x its limit.
@@ -137,8 +143,9 @@ describe('summarizeOlder', () => {
     expect(calls.length).toBeGreaterThanOrEqual(5);
     for (const call of calls) expect(call.inputTokens).toBeLessThanOrEqual(limit);
     expect(calls[0]?.previousSummary).toBe(summaryBody(earlier));
+    // Each call folds the one before it forward, with the recorded goal put back in front.
     calls.slice(1).forEach((call, index) => {
-      expect(call.previousSummary).toBe(calls[index]?.text);
+      expect(call.previousSummary).toBe(withGoal(calls[index]?.text ?? '', goal));
     });
     // Every item of the part reached the backend exactly once, in order.
     expect(calls.flatMap((call) => call.items.map((item) => item.id))).toEqual(
@@ -150,7 +157,9 @@ describe('summarizeOlder', () => {
     const first = output[0];
     expect(first !== undefined && isSummaryItem(first)).toBe(true);
     expect(first?.kind === 'context' && first.text.startsWith(SUMMARY_PREAMBLE)).toBe(true);
-    expect(first?.kind === 'context' && summaryBody(first)).toBe(calls.at(-1)?.text);
+    expect(first?.kind === 'context' && summaryBody(first)).toBe(
+      withGoal(calls.at(-1)?.text ?? '', goal),
+    );
     expect(output.filter((item) => item.kind === 'context' && isSummaryItem(item))).toHaveLength(1);
     expect(tokens.count(output)).toBeLessThan(tokens.count(session));
     expect(result.metadata).toMatchObject({

@@ -340,12 +340,16 @@ describe('extractiveSummarizer', () => {
       transcript,
       signal: signal(),
     });
+    // The goal is the one line kept verbatim whatever its length; summarizeOlder caps the whole.
+    const goal = `- First request (verbatim): Do it all. ${'please '.repeat(2_000).trim()}`;
     const lines = text.split('\n');
-    expect(Math.max(...lines.map((line) => line.length))).toBeLessThanOrEqual(300 + 40);
+    expect(lines).toContain(goal);
+    const others = lines.filter((line) => line !== goal);
+    expect(Math.max(...others.map((line) => line.length))).toBeLessThanOrEqual(300 + 40);
     expect(lines.filter((line) => line.startsWith('- bash: ')).length).toBe(20);
     expect(text).toContain('Calls made (the last 20 of 60 distinct):');
     expect(text).toContain('echo 59');
-    expect(text.length).toBeLessThan(12_000);
+    expect(text.length - goal.length).toBeLessThan(12_000);
   });
 
   it('keeps every file path and error line of the long session when summarizeOlder folds it in chunks', async () => {
@@ -369,7 +373,10 @@ describe('extractiveSummarizer', () => {
         return extractive.summarize(request);
       },
     };
-    const result = await summarizeOlder({ keepRecentTokens: 2_000 }).apply(
+    const result = await summarizeOlder({
+      keepRecentTokens: 2_000,
+      maxSummaryTokens: 1_000_000,
+    }).apply(
       { transcript: session, reason: 'threshold', budget: { maxTokens: 1, targetTokens: 1 } },
       { tokens, backend, signal: signal() },
     );

@@ -81,7 +81,11 @@ describe('contextWindowTrigger', () => {
       tokens,
       reported: { promptTokens: covered + 700, itemCount: 2 },
     });
-    expect(decision.budget).toEqual({ maxTokens: 10_000 - 700, targetTokens: 6_000 - 700 });
+    // The target is the ratio of the room left for items, not of the whole line.
+    expect(decision.budget).toEqual({
+      maxTokens: 10_000 - 700,
+      targetTokens: Math.floor((10_000 - 700) * 0.6),
+    });
     expect(decision.fire).toBe(false);
   });
 
@@ -147,7 +151,7 @@ describe('tokenBudgetTrigger', () => {
     expect(decision).toMatchObject({ fire: true, tokens: items + 300, basis: 'reported' });
     expect(decision.budget).toEqual({
       maxTokens: maxTokens - 300,
-      targetTokens: Math.floor(maxTokens * 0.6) - 300,
+      targetTokens: Math.floor((maxTokens - 300) * 0.6),
     });
   });
 

@@ -34,7 +34,7 @@ const report = defineTool({
 
 describe('a provider that refuses every request as too long', () => {
   it.each([1, 2, 3])(
-    'cap %i: the loop compacts exactly cap times, prunes once more, then ends with ContextOverflowError',
+    'cap %i: the loop compacts exactly cap times, prunes once, then ends with ContextOverflowError',
     async (cap) => {
       // Six earlier turns each leave a large tool output; then the provider refuses everything.
       const earlier = Array.from({ length: 6 }, (_, part) => [
@@ -65,12 +65,15 @@ describe('a provider that refuses every request as too long', () => {
       expect(finished.error?.name).toBe('ContextOverflowError');
       const compactions = telemetry.filter((event) => event.type === 'CompactionFinished');
       expect(compactions).toHaveLength(cap);
-      expect(
-        compactions.every((event) => event.type === 'CompactionFinished' && event.effective),
-      ).toBe(true);
+      // Only the last may be ineffective (nothing left to shrink): it goes straight on to the
+      // emergency prune without another request.
+      const effective = compactions.filter(
+        (event) => event.type === 'CompactionFinished' && event.effective,
+      ).length;
+      expect(effective).toBeGreaterThanOrEqual(cap - 1);
       expect(telemetry.filter((event) => event.type === 'EmergencyPruneApplied')).toHaveLength(1);
-      // One request, one retry after each compaction, one after the emergency prune: no loop.
-      expect(server.requests.length - requestsBefore).toBe(cap + 2);
+      // One request, one retry after each effective compaction, one after the emergency prune.
+      expect(server.requests.length - requestsBefore).toBe(effective + 2);
       expect(validateTranscript(loop.session.items)).toEqual([]);
       loop.stop();
     },

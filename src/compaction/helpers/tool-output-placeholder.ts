@@ -1,5 +1,11 @@
 import type { TokenCounter } from '../../tokens/types.js';
 import type { ToolResultItem } from '../../transcript/types.js';
+import {
+  findFilePaths,
+  findIdentifiers,
+  findUrls,
+  looksLikeError,
+} from '../summarizers/extract-patterns.js';
 import { deriveItem } from './derived-item.js';
 
 /** What a placeholder may say about the tool output it replaces. */
@@ -10,6 +16,8 @@ export interface PrunedToolOutput {
   /** Tokens the result took in the prompt (its message overhead included). */
   readonly tokens: number;
   readonly characters: number;
+  /** The output itself, for placeholders that quote what matters in it. */
+  readonly content: string;
 }
 
 /** Placeholder text, or a function writing it from the facts of the pruned output. */
@@ -18,8 +26,62 @@ export type ToolOutputPlaceholder = string | ((output: PrunedToolOutput) => stri
 /** Ids of pruned copies start with this, which is how a result already pruned is recognised. */
 export const PRUNED_ID_PREFIX = 'pruned';
 
-export function defaultToolOutputPlaceholder({ toolName, tokens, characters }: PrunedToolOutput) {
-  return `[Output of ${toolName} pruned to save context: it was ${tokens} tokens (${characters} characters). Re-run the tool if you need this output again.]`;
+// Caps on what a placeholder quotes, so it stays a small fraction of the output it replaces.
+const maxPaths = 12;
+const maxErrorLines = 4;
+const maxErrorLineLength = 200;
+const maxIdentifiers = 20;
+
+/** `values` as a labelled list within `room` characters, saying how many did not fit. */
+function listed(label: string, values: readonly string[], limit: number, room: number): string {
+  const shown: string[] = [];
+  let length = label.length + 16;
+  for (const value of values.slice(0, limit)) {
+    if (length + value.length + 2 > room) break;
+    shown.push(value);
+    length += value.length + 2;
+  }
+  if (shown.length === 0) return '';
+  const more = values.length > shown.length ? ` (+${values.length - shown.length} more)` : '';
+  return ` ${label}: ${shown.join(', ')}${more}.`;
+}
+
+/**
+ * The facts a reader of a pruned output needs to go on without re-running the tool: the paths
+ * and URLs it named, its error lines and the identifiers in it, each list capped, all of it
+ * within a sixth of the output's length so pruning always saves most of it.
+ */
+export function toolOutputFacts(content: string): string {
+  const errors = content
+    .split('\n')
+    .map((line) => line.replace(/\s+/g, ' ').trim())
+    .filter((line) => line !== '' && !/^\d+[:|]/.test(line) && looksLikeError(line))
+    .map((line) =>
+      line.length > maxErrorLineLength ? `${line.slice(0, maxErrorLineLength - 1)}…` : line,
+    );
+  const paths = [...new Set([...findUrls(content), ...findFilePaths(content)])];
+  let room = Math.floor(content.length / 6);
+  const parts: string[] = [];
+  for (const [label, values, limit] of [
+    ['Errors', [...new Set(errors)].map((line) => JSON.stringify(line)), maxErrorLines],
+    ['Paths', paths, maxPaths],
+    ['Identifiers', findIdentifiers(content), maxIdentifiers],
+  ] as const) {
+    const part = listed(label, values, limit, room);
+    room -= part.length;
+    parts.push(part);
+  }
+  return parts.join('');
+}
+
+export function defaultToolOutputPlaceholder({
+  toolName,
+  tokens,
+  characters,
+  isError,
+  content,
+}: PrunedToolOutput) {
+  return `[${isError ? 'Failed output' : 'Output'} of ${toolName} pruned: ${tokens} tokens, ${characters} characters.${toolOutputFacts(content)} Re-run the tool to see all of it.]`;
 }
 
 /**
@@ -49,6 +111,7 @@ export function pruneToolOutput(
     isError: item.isError,
     tokens: tokens.countItem(item),
     characters: item.content.length,
+    content: item.content,
   };
   const content = typeof placeholder === 'string' ? placeholder : placeholder(facts);
   // The chat spelling of the old output (its text-part split) does not describe the placeholder.

@@ -1,8 +1,12 @@
 import type { TokenCounter } from '../../tokens/types.js';
 import type { Item } from '../../transcript/types.js';
 import { COMPACTION_SUMMARY_NAME } from '../../transcript/types.js';
+import { MIN_SUMMARY_TOKENS } from '../compactor-sizes.js';
+import { deriveItem } from '../helpers/derived-item.js';
 import { requireNonNegative } from '../helpers/options.js';
 import { leadingContextCount, type Span, turnSpans } from '../helpers/structure.js';
+import { createSummaryItem, summaryBody } from '../summary.js';
+import { fitSummaryText } from '../summary-fit.js';
 import type { CompactionStrategy } from '../types.js';
 
 export interface EmergencyPruneInput {
@@ -22,16 +26,24 @@ export interface EmergencyPruneOutcome {
   readonly turnsKept: number;
   readonly turnsDropped: number;
   readonly keptSummary: boolean;
+  /** Whether the summary was cut (section by section) to fit next to the latest turn. */
+  readonly summaryTruncated: boolean;
+  /** Tokens of the latest turn, which is always kept: the floor of what a request holds. */
+  readonly latestTurnTokens: number;
+  /** Tokens of the summary as kept (0 without one). */
+  readonly summaryTokens: number;
   readonly leadingContextKept: number;
   readonly leadingContextDropped: number;
 }
 
 /**
  * The last resort when a summary failed or was not enough: deterministic, no model involved.
- * Keeps, in this order of priority while they fit in `maxTokens`: the latest user turn
- * (always, even when it alone is too large: then `fits` is false), the leading compaction
- * summary, the other leading context items (host reference material), then whole older turns,
- * newest first, stopping at the first that does not fit so the kept history has no gaps.
+ * Keeps, in this order of priority: the latest user turn (always, even when it alone is too
+ * large: then `fits` is false), the leading compaction summary (always: it is the only memory
+ * of the earlier work, so when it does not fit beside the latest turn it is cut section by
+ * section, the goal, files and errors last), then while they fit in `maxTokens` the other
+ * leading context items (host reference material) and whole older turns, newest first,
+ * stopping at the first that does not fit so the kept history has no gaps.
  * Whole turns never split a tool exchange, so the output is always protocol-valid.
  */
 export function emergencyPruneTranscript({
@@ -61,11 +73,29 @@ export function emergencyPruneTranscript({
   const latest = turns.at(-1);
   if (latest !== undefined) markSpan(latest);
 
+  const latestTurnTokens = used - tokens.count([]);
   const summaryIndex = transcript
     .slice(0, leadingCount)
     .findIndex((item) => item.kind === 'context' && item.name === COMPACTION_SUMMARY_NAME);
-  const keptSummary =
-    summaryIndex !== -1 && tryKeep({ start: summaryIndex, end: summaryIndex + 1 });
+  let summaryItem = summaryIndex === -1 ? undefined : transcript[summaryIndex];
+  let summaryTruncated = false;
+  if (summaryItem !== undefined && summaryItem.kind === 'context') {
+    const span = { start: summaryIndex, end: summaryIndex + 1 };
+    const overhead = tokens.countItem(createSummaryItem(''));
+    const room = Math.max(MIN_SUMMARY_TOKENS, maxTokens - used - overhead);
+    // A summary within the least room a summary is ever given is kept whole, over budget or not.
+    if (!tryKeep(span) && tokens.countItem(summaryItem) - overhead <= room) {
+      markSpan(span, tokens.countItem(summaryItem));
+    } else if (!keep[summaryIndex]) {
+      const fitted = fitSummaryText({ text: summaryBody(summaryItem), maxTokens: room, tokens });
+      summaryItem = deriveItem(summaryItem, createSummaryItem(fitted.text));
+      summaryTruncated = true;
+      keep[summaryIndex] = true;
+      used += tokens.countItem(summaryItem);
+    }
+  }
+  const keptSummary = summaryItem !== undefined;
+  const summaryTokens = summaryItem === undefined ? 0 : tokens.countItem(summaryItem);
   let leadingContextKept = 0;
   for (let index = 0; index < leadingCount; index += 1) {
     if (index !== summaryIndex && tryKeep({ start: index, end: index + 1 })) {
@@ -78,10 +108,16 @@ export function emergencyPruneTranscript({
     turnsKept += 1;
   }
 
-  const output = transcript.filter((_, index) => keep[index]);
+  const output = transcript.flatMap((item, index) =>
+    !keep[index]
+      ? []
+      : index === summaryIndex && summaryItem !== undefined
+        ? [summaryItem]
+        : [item],
+  );
   const tokensAfter = tokens.count(output);
   return {
-    transcript: output.length === transcript.length ? transcript : output,
+    transcript: output.length === transcript.length && !summaryTruncated ? transcript : output,
     fits: tokensAfter <= maxTokens,
     maxTokens,
     tokensBefore: tokens.count(transcript),
@@ -90,6 +126,9 @@ export function emergencyPruneTranscript({
     turnsKept,
     turnsDropped: turns.length - turnsKept,
     keptSummary,
+    summaryTruncated,
+    latestTurnTokens,
+    summaryTokens,
     leadingContextKept,
     leadingContextDropped: leadingCount - leadingContextKept - (summaryIndex === -1 ? 0 : 1),
   };
@@ -116,8 +155,8 @@ export function emergencyPrune({ maxTokens }: EmergencyPruneOptions = {}): Compa
         metadata: {
           ...outcome,
           tokensSaved: outcome.tokensBefore - outcome.tokensAfter,
-          itemsChanged: 0,
-          ...(outcome.itemsRemoved === 0
+          itemsChanged: outcome.summaryTruncated ? 1 : 0,
+          ...(outcome.itemsRemoved === 0 && !outcome.summaryTruncated
             ? { skipped: outcome.fits ? 'already-fits' : 'latest-turn-too-large' }
             : {}),
         },

@@ -1,4 +1,5 @@
 import type { Item } from '../../transcript/types.js';
+import { minSavingsFor, protectedTailFor } from '../compactor-sizes.js';
 import { requireNonNegative } from '../helpers/options.js';
 import { protectedTailStart } from '../helpers/protected-tail.js';
 import { changedResult, skippedResult } from '../helpers/result.js';
@@ -10,9 +11,12 @@ import {
 import type { CompactionStrategy } from '../types.js';
 
 export interface PruneToolResultsOptions {
-  /** Tokens at the end of the transcript whose tool output is never pruned. Default 20,000. */
+  /**
+   * Tokens at the end of the transcript whose tool output is never pruned. Default 40% of the
+   * request's `budget.targetTokens`.
+   */
   readonly protectRecentTokens?: number;
-  /** Do nothing unless pruning saves at least this many tokens. Default 2,000. */
+  /** Do nothing unless pruning saves at least this many tokens. Default 5% of the target, at most 2,000. */
   readonly minSavingsTokens?: number;
   /** Text that replaces the output; by default it says how large it was and to re-run the tool. */
   readonly placeholder?: ToolOutputPlaceholder;
@@ -26,16 +30,22 @@ export interface PruneToolResultsOptions {
  * a small saving is not worth invalidating the provider's prompt cache.
  */
 export function pruneToolResults({
-  protectRecentTokens = 20_000,
-  minSavingsTokens = 2_000,
+  protectRecentTokens,
+  minSavingsTokens,
   placeholder = defaultToolOutputPlaceholder,
 }: PruneToolResultsOptions = {}): CompactionStrategy {
-  requireNonNegative('pruneToolResults', 'protectRecentTokens', protectRecentTokens);
-  requireNonNegative('pruneToolResults', 'minSavingsTokens', minSavingsTokens);
+  if (protectRecentTokens !== undefined) {
+    requireNonNegative('pruneToolResults', 'protectRecentTokens', protectRecentTokens);
+  }
+  if (minSavingsTokens !== undefined) {
+    requireNonNegative('pruneToolResults', 'minSavingsTokens', minSavingsTokens);
+  }
   return {
     name: 'pruneToolResults',
-    async apply({ transcript }, { tokens }) {
-      const boundary = protectedTailStart(transcript, tokens, protectRecentTokens);
+    async apply({ transcript, budget }, { tokens }) {
+      const protect = protectRecentTokens ?? protectedTailFor(budget);
+      const minSavings = minSavingsTokens ?? minSavingsFor(budget);
+      const boundary = protectedTailStart(transcript, tokens, protect);
       const output: Item[] = [...transcript];
       let itemsChanged = 0;
       let savings = 0;
@@ -49,7 +59,7 @@ export function pruneToolResults({
         savings += pruned.saved;
       }
       if (itemsChanged === 0) return skippedResult(transcript, tokens, 'nothing-to-prune');
-      if (savings < minSavingsTokens) {
+      if (savings < minSavings) {
         return skippedResult(transcript, tokens, 'below-min-savings', {
           potentialSavingsTokens: savings,
         });

@@ -20,16 +20,20 @@ export interface SplitForSummaryOptions {
   readonly transcript: readonly Item[];
   readonly tokens: TokenCounter;
   readonly keepRecentTokens: number;
+  /** Keep at least this many items verbatim at the end (widened to whole tool exchanges). */
+  readonly keepRecentItems?: number;
 }
 
 /**
  * Where `summarizeOlder` cuts: the tail is the newest atomic spans that fit in
- * `keepRecentTokens`, and always at least the last span (its tool results may be unread).
+ * `keepRecentTokens`, and always at least the last span (its tool results may be unread) and
+ * the last `keepRecentItems` items.
  */
 export function splitForSummary({
   transcript,
   tokens,
   keepRecentTokens,
+  keepRecentItems = 0,
 }: SplitForSummaryOptions): SummarySplit {
   const leading = leadingContextCount(transcript);
   const spans = atomicSpans(transcript);
@@ -39,7 +43,14 @@ export function splitForSummary({
     const span = spans[index];
     if (span === undefined || span.start < leading) break;
     const cost = tokens.count(transcript.slice(span.start, span.end));
-    if (cut !== transcript.length && used + cost > keepRecentTokens) break;
+    const itemsKept = transcript.length - cut;
+    if (
+      cut !== transcript.length &&
+      itemsKept >= keepRecentItems &&
+      used + cost > keepRecentTokens
+    ) {
+      break;
+    }
     used += cost;
     cut = span.start;
   }

@@ -1,19 +1,45 @@
 import { CompactionError } from '../../errors/compaction-error.js';
 import type { Item } from '../../transcript/types.js';
+import { summaryCapFor } from '../compactor-sizes.js';
 import { requireNonNegative } from '../helpers/options.js';
 import { skippedResult } from '../helpers/result.js';
-import { atomicSpans } from '../helpers/structure.js';
+import { atomicSpans, leadingContextCount } from '../helpers/structure.js';
 import { callSummaryBackend } from '../summarizers/call-backend.js';
 import { createSummaryChunker, fitPreviousSummary } from '../summarizers/chunk-input.js';
 import { createSummaryItem, summaryBody } from '../summary.js';
-import type { CompactionStrategy } from '../types.js';
+import { fitSummaryText } from '../summary-fit.js';
+import { recordedGoal, withGoal } from '../summary-goal.js';
+import type { CompactionBudget, CompactionStrategy } from '../types.js';
 import { splitForSummary } from './summarize-older-split.js';
+import { userRequestText } from './user-request-text.js';
 
 export interface SummarizeOlderOptions {
-  /** Tokens at the end of the transcript kept verbatim. Default 20,000. */
+  /**
+   * Tokens at the end of the transcript kept verbatim. Default: the request's target minus the
+   * summary's cap, the leading host context and the latest user request.
+   */
   readonly keepRecentTokens?: number;
+  /** Keep at least this many items at the end verbatim (the seed's "last N items"). Default 0. */
+  readonly keepRecentItems?: number;
+  /** The most tokens the summary may take; longer ones are cut section by section. Default 25% of the target. */
+  readonly maxSummaryTokens?: number;
   /** Limit on each backend call; it ends the call through its AbortSignal. */
   readonly timeoutMs?: number;
+}
+
+function defaultKeepRecent(
+  transcript: readonly Item[],
+  budget: CompactionBudget,
+  summaryCap: number,
+  countItems: (items: readonly Item[]) => number,
+): number {
+  const leading = transcript.slice(0, leadingContextCount(transcript));
+  let latestUser: Item | undefined;
+  for (let index = transcript.length - 1; index >= 0 && latestUser === undefined; index -= 1) {
+    if (transcript[index]?.kind === 'user') latestUser = transcript[index];
+  }
+  const fixed = countItems([...leading, ...(latestUser === undefined ? [] : [latestUser])]);
+  return Math.max(0, budget.targetTokens - summaryCap - fixed);
 }
 
 /**
@@ -24,8 +50,13 @@ export interface SummarizeOlderOptions {
  *   always holds the last exchange, whose results the model may not have read yet.
  * - The latest user request is never summarized away: when it falls before the cut it is kept
  *   verbatim right before the tail, so a long single-turn run can still be compacted.
+ * - The backend reads originals (`context.originalOf`), not the placeholders of pruned output.
+ * - The goal (the user's first request) is recorded verbatim, first under `## Goal`, and carried
+ *   from summary to summary unchanged, whatever the backend wrote.
  * - A previous summary is folded forward (given to the backend as `previousSummary`), never
  *   re-summarized as if it were conversation. Host context at the start stays as it is.
+ * - The summary is capped (`maxSummaryTokens`): a longer one is cut section by section, the
+ *   goal, files and errors last.
  * - Input larger than the backend's `maxInputTokens` is summarized in chunks, each folding the
  *   summary so far forward, so no backend call is ever given more than its limit.
  *
@@ -33,35 +64,54 @@ export interface SummarizeOlderOptions {
  * `CompactionError` with the cause attached; an abort of `context.signal` as an `AbortedError`.
  */
 export function summarizeOlder({
-  keepRecentTokens = 20_000,
+  keepRecentTokens,
+  keepRecentItems = 0,
+  maxSummaryTokens,
   timeoutMs,
 }: SummarizeOlderOptions = {}): CompactionStrategy {
-  requireNonNegative('summarizeOlder', 'keepRecentTokens', keepRecentTokens);
-  if (timeoutMs !== undefined) {
-    requireNonNegative('summarizeOlder', 'timeoutMs', timeoutMs, { positive: true });
+  const owner = 'summarizeOlder';
+  if (keepRecentTokens !== undefined) {
+    requireNonNegative(owner, 'keepRecentTokens', keepRecentTokens);
   }
+  requireNonNegative(owner, 'keepRecentItems', keepRecentItems, { integer: true });
+  if (maxSummaryTokens !== undefined) {
+    requireNonNegative(owner, 'maxSummaryTokens', maxSummaryTokens, { positive: true });
+  }
+  if (timeoutMs !== undefined)
+    requireNonNegative(owner, 'timeoutMs', timeoutMs, { positive: true });
   return {
     name: 'summarizeOlder',
-    async apply({ transcript }, { tokens, backend, signal }) {
+    async apply({ transcript, budget }, { tokens, backend, signal, originalOf }) {
       if (backend === undefined) {
         throw new CompactionError('summarizeOlder needs a summarizer backend in its context', {
           code: 'no_backend',
         });
       }
-      const split = splitForSummary({ transcript, tokens, keepRecentTokens });
+      const summaryCap = maxSummaryTokens ?? summaryCapFor(budget);
+      const split = splitForSummary({
+        transcript,
+        tokens,
+        keepRecentTokens:
+          keepRecentTokens ??
+          defaultKeepRecent(transcript, budget, summaryCap, (items) => tokens.count(items)),
+        keepRecentItems,
+      });
       if (split.toSummarize.length === 0) {
         return skippedResult(transcript, tokens, 'nothing-to-summarize');
       }
+      const originals = split.toSummarize.map((item) => originalOf?.(item) ?? item);
 
       const folded = split.previousSummaries.map(summaryBody).join('\n\n').trim();
       let summary: string | undefined = folded === '' ? undefined : folded;
+      const firstRequest = originals.find((item) => item.kind === 'user');
+      const goal =
+        (summary === undefined ? undefined : recordedGoal(summary)) ??
+        (firstRequest === undefined ? undefined : userRequestText(firstRequest));
       // How often a summary to fold forward had to be cut to leave room for conversation.
       let summariesTruncated = 0;
 
       const chunker = createSummaryChunker({
-        groups: atomicSpans(split.toSummarize).map(({ start, end }) =>
-          split.toSummarize.slice(start, end),
-        ),
+        groups: atomicSpans(originals).map(({ start, end }) => originals.slice(start, end)),
         maxInputTokens: backend.maxInputTokens,
         tokens,
       });
@@ -84,16 +134,18 @@ export function summarizeOlder({
           backend,
           transcript: chunk.items,
           previousSummary: summary,
+          maxTokens: summaryCap,
           signal,
           timeoutMs,
         });
-        summary = result.text;
+        summary = goal === undefined || goal === '' ? result.text : withGoal(result.text, goal);
       }
       if (summary === undefined) {
         throw new CompactionError('summarizeOlder produced no summary', { code: 'summary_failed' });
       }
+      const fitted = fitSummaryText({ text: summary, maxTokens: summaryCap, tokens });
 
-      const summaryItem = createSummaryItem(summary);
+      const summaryItem = createSummaryItem(fitted.text);
       const output: Item[] = [summaryItem, ...split.keptContext, ...split.pinned, ...split.tail];
       const tokensBefore = tokens.count(transcript);
       const tokensAfter = tokens.count(output);
@@ -109,6 +161,8 @@ export function summarizeOlder({
           backend: backend.name,
           calls,
           itemsSummarized: split.toSummarize.length,
+          originalsRead: originals.filter((item, index) => item !== split.toSummarize[index])
+            .length,
           itemsKept: output.length - 1,
           itemsRemoved: transcript.length - (output.length - 1),
           itemsChanged: 0,
@@ -116,6 +170,9 @@ export function summarizeOlder({
           foldedPreviousSummary: split.previousSummaries.length > 0,
           summariesTruncated,
           keptLatestRequest: split.pinned.length > 0,
+          goalRecorded: goal !== undefined && goal !== '',
+          summaryCap,
+          summaryLinesCut: fitted.cut,
           summaryTokens: tokens.countItem(summaryItem),
           tokensBefore,
           tokensAfter,

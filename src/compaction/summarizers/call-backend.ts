@@ -8,6 +8,8 @@ export interface CallSummaryBackendOptions {
   readonly backend: CompactionBackend;
   readonly transcript: readonly Item[];
   readonly previousSummary?: string | undefined;
+  /** The summary's cap, handed to the backend as a hint. */
+  readonly maxTokens?: number | undefined;
   /** The caller's signal: its abort ends the call with an `AbortedError`. */
   readonly signal: AbortSignal;
   /** Ends the call with a `CompactionError` (code `summary_timeout`) when it takes longer. */
@@ -47,6 +49,7 @@ export async function callSummaryBackend({
   backend,
   transcript,
   previousSummary,
+  maxTokens,
   signal,
   timeoutMs,
 }: CallSummaryBackendOptions): Promise<SummaryResult> {
@@ -56,11 +59,12 @@ export async function callSummaryBackend({
   const timeout = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
   const callSignal = timeout === undefined ? signal : AbortSignal.any([signal, timeout]);
   const pending = Promise.resolve().then(() =>
-    backend.summarize(
-      previousSummary === undefined
-        ? { transcript, signal: callSignal }
-        : { transcript, previousSummary, signal: callSignal },
-    ),
+    backend.summarize({
+      transcript,
+      signal: callSignal,
+      ...(previousSummary === undefined ? {} : { previousSummary }),
+      ...(maxTokens === undefined ? {} : { maxTokens }),
+    }),
   );
   // A backend that answers after we gave up must not surface as an unhandled rejection.
   pending.catch(() => undefined);

@@ -39,16 +39,42 @@ export function findUrls(text: string): string[] {
 }
 
 const errorLinePatterns: readonly RegExp[] = [
-  /^\s*(?:error|fatal|panic|exception|failed|failure)\b/i,
-  /\b[\w.]*(?:Error|Exception|Failure)\b\s*:/,
+  /^\s*(?:error|errors|fatal|panic|exception|failed|failure)\b/i,
+  // `ValueError:`, and lower-case module errors such as `sqlite3.error:` or `http.client.error:`.
+  /\b[\w.]*(?:error|exception|failure)s?\b\s*:/i,
   /^\s*Traceback \(most recent call last\)/,
-  /\b(?:command not found|No such file or directory|Permission denied|Segmentation fault)\b/i,
+  /\b(?:command not found|No such file or directory|Permission denied|Segmentation fault|not found|denied|invalid|cannot|unable to|failed|failure|syntax error)\b/i,
   /\bexit(?:ed)? (?:code|status|with code)\s*[1-9]\d*/i,
+  // Linter findings (flake8/pycodestyle codes), as SWE-agent's edit checks report them.
+  /\b[EFW]\d{3}\b/,
 ];
 
 /** Whether a line reads like an error message. */
 export function looksLikeError(line: string): boolean {
   return errorLinePatterns.some((pattern) => pattern.test(line));
+}
+
+const identifierPatterns: readonly RegExp[] = [
+  // Letters and digits mixed: reservation, order and payment ids, flight numbers, hashes.
+  /\b(?=[A-Za-z_-]*\d)(?=[\d_-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_-]{3,}\b/g,
+  /\b\d{4}-\d{2}-\d{2}\b/g,
+  /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g,
+  // Numeric constants of four digits or more.
+  /(?<![\w.-])\d{4,}(?:\.\d+)?(?![\w-])/g,
+];
+
+/**
+ * Identifiers in the text, in order of first appearance, without duplicates: ids that mix
+ * letters and digits, ISO dates, e-mail addresses and numbers of four digits or more. These
+ * are what an agent passes back to tools, and what a summary in prose tends to lose.
+ */
+export function findIdentifiers(text: string): string[] {
+  const found: { index: number; value: string }[] = [];
+  for (const pattern of identifierPatterns) {
+    for (const match of text.matchAll(pattern)) found.push({ index: match.index, value: match[0] });
+  }
+  found.sort((left, right) => left.index - right.index);
+  return [...new Set(found.map((entry) => entry.value))];
 }
 
 const commandKeys = ['command', 'cmd', 'script', 'shell', 'code', 'query'];

@@ -1,11 +1,13 @@
 import { ConfigError } from '../../errors/config-error.js';
 import type { Item } from '../../transcript/types.js';
 import { isSummaryItem, parseSummarySections, type SummarySection } from '../summary.js';
+import { GOAL_LABEL, goalLine } from '../summary-goal.js';
 import type { CompactionBackend, SummaryRequest, SummaryResult } from '../types.js';
 import {
   argumentStrings,
   commandOfToolCall,
   findFilePaths,
+  findIdentifiers,
   findUrls,
   looksLikeConstraint,
   looksLikeError,
@@ -20,13 +22,16 @@ export interface ExtractiveSummarizerOptions {
   readonly maxTextLength?: number;
 }
 
-// Caps on the lists that may be shortened; file paths and error lines are never capped.
+// Caps on the lists that may be shortened; the goal, file paths, error lines and identifiers
+// are never capped here (the summary's size cap cuts them last of all).
 const maxCalls = 20;
 const maxConstraints = 12;
 const maxConclusions = 3;
 const maxUrls = 20;
 const maxEarlierProgress = 15;
-const maxEarlierGoal = 6;
+const maxEarlierRequests = 5;
+const identifiersLabel = 'Identifiers:';
+const earlierLabel = 'Earlier request (answered):';
 
 function clip(text: string, limit: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -39,6 +44,14 @@ function bulletLines(section: string | undefined): string[] {
     .split('\n')
     .map((line) => line.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '').trim())
     .filter((line) => line !== '' && !/^none(?: recorded)?\.?$/i.test(line));
+}
+
+function chunks<T>(values: readonly T[], size: number): T[][] {
+  const groups: T[][] = [];
+  for (let start = 0; start < values.length; start += size) {
+    groups.push(values.slice(start, start + size));
+  }
+  return groups;
 }
 
 function unique(lines: readonly string[]): string[] {
@@ -82,7 +95,8 @@ function errorLines(items: readonly Item[]): string[] {
         .split('\n')
         .map((line) => line.trim())
         .filter((line) => line !== '');
-      const matching = candidates.filter(looksLikeError);
+      // Numbered lines are a file's contents in an editor view: code, not failures.
+      const matching = candidates.filter((line) => !/^\d+[:|]/.test(line) && looksLikeError(line));
       // A failed result's first line says what failed even when it reads like plain prose.
       if (item.kind === 'toolResult' && item.isError && candidates[0] !== undefined) {
         lines.push(candidates[0]);
@@ -137,23 +151,20 @@ export function extractiveSummarizer({
   function summarizeNow({ transcript, previousSummary }: SummaryRequest): SummaryResult {
     const previous = previousSummary === undefined ? {} : parseSummarySections(previousSummary);
     const requests = transcript.map(userText).filter((text) => text.trim() !== '');
-    const first = requests[0];
-    const latest = requests.at(-1);
 
+    // The goal is the first request ever made, carried forward verbatim; every request of this
+    // part was answered within it, so they are history, never something left to do.
     const earlierGoal = bulletLines(previous.Goal);
-    const earlierLatest = earlierGoal.find((line) => line.startsWith('Latest request:'));
-    const goal = earlierGoal.filter((line) => !line.startsWith('Latest request:'));
+    const recorded = earlierGoal.find((line) => line.startsWith(GOAL_LABEL));
+    const first = recorded === undefined ? requests[0] : undefined;
+    const earlierRequests = [
+      ...bulletLines(previous.Progress).filter((line) => line.startsWith(earlierLabel)),
+      ...requests
+        .slice(recorded === undefined ? 1 : 0)
+        .map((text) => `${earlierLabel} ${clip(text, maxLineLength)}`),
+    ].slice(-maxEarlierRequests);
     const goalLines =
-      goal.length > 0
-        ? goal.slice(0, maxEarlierGoal)
-        : first === undefined
-          ? []
-          : [`First request: ${clip(first, maxTextLength)}`];
-    if (latest !== undefined && (goal.length > 0 || latest !== first)) {
-      goalLines.push(`Latest request: ${clip(latest, maxTextLength)}`);
-    } else if (latest === undefined && earlierLatest !== undefined) {
-      goalLines.push(earlierLatest);
-    }
+      recorded !== undefined ? [recorded] : first !== undefined ? [goalLine(first).slice(2)] : [];
 
     const constraints = unique([
       ...bulletLines(previous['Decisions and constraints']),
@@ -176,6 +187,28 @@ export function extractiveSummarizer({
           : [],
       ),
     );
+    // Identifiers the user gave and the agent passed to tools survive even when the calls
+    // listing them is cut: they are kept with the files, the last section to be shortened.
+    const identifiers = unique([
+      ...bulletLines(previous['Files and artifacts'])
+        .filter((line) => line.startsWith(identifiersLabel))
+        .flatMap((line) =>
+          line
+            .slice(identifiersLabel.length)
+            .split(',')
+            .map((id) => id.trim()),
+        )
+        .filter((id) => id !== ''),
+      ...transcript.flatMap((item) =>
+        item.kind === 'user'
+          ? findIdentifiers(userText(item))
+          : item.kind === 'assistant'
+            ? (item.toolCalls ?? []).flatMap((call) =>
+                argumentStrings(call.arguments).flatMap(findIdentifiers),
+              )
+            : [],
+      ),
+    ]);
     const conclusions = transcript
       .flatMap((item) =>
         item.kind === 'assistant' && item.text !== undefined && item.text.trim() !== ''
@@ -183,8 +216,11 @@ export function extractiveSummarizer({
           : [],
       )
       .slice(-maxConclusions);
-    const earlierProgress = bulletLines(previous.Progress).slice(-maxEarlierProgress);
+    const earlierProgress = bulletLines(previous.Progress)
+      .filter((line) => !line.startsWith(earlierLabel))
+      .slice(-maxEarlierProgress);
     const progress = [
+      ...earlierRequests,
       ...earlierProgress.map((line) => (line.startsWith('Earlier: ') ? line : `Earlier: ${line}`)),
       ...toolActivity(transcript),
       ...(calls.length > maxCalls
@@ -198,20 +234,20 @@ export function extractiveSummarizer({
 
     const allText = transcript.flatMap(textsOf).join('\n');
     const files = unique([
-      ...bulletLines(previous['Files and artifacts']),
+      ...bulletLines(previous['Files and artifacts']).filter(
+        (line) => !line.startsWith(identifiersLabel),
+      ),
       ...findFilePaths(allText),
       ...findUrls(allText).slice(0, maxUrls),
+      // A few per line, so a cut to the summary's size drops the oldest, not all of them.
+      ...chunks(identifiers, 8).map((group) => `${identifiersLabel} ${group.join(', ')}`),
     ]);
     const errors = unique([
       ...bulletLines(previous['Errors seen']),
       ...errorLines(transcript).map((line) => clip(line, maxLineLength)),
     ]);
 
-    const lastItem = transcript.at(-1);
-    const nextStep =
-      lastItem?.kind === 'user'
-        ? ['Answer the latest request (quoted under Goal); it had no reply yet.']
-        : ['Continue from the messages that follow this record.'];
+    const nextStep = ['Continue from the messages that follow this record.'];
 
     const text = [
       section('Goal', goalLines, 'No user request in this part.'),

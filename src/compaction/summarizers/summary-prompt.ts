@@ -22,8 +22,9 @@ export const DEFAULT_SUMMARY_PROMPT = [
   'nothing before or after them:',
   ...SUMMARY_SECTIONS.map((section) => `## ${section}`),
   '',
-  'Under "Goal" state what the user asked for overall and the latest request. Keep every file',
-  'path, command, identifier and error message exactly as written. Write "None." under a',
+  'Under "Goal" state what the user asked for overall. The requests in the record were all',
+  'answered in it: report them as earlier requests, never as something still to do. Keep every',
+  'file path, command, identifier and error message exactly as written. Write "None." under a',
   'section with nothing to report. Be concise.',
 ].join('\n');
 

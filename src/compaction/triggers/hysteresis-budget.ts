@@ -1,9 +1,11 @@
 import type { CompactionBudget } from '../types.js';
 
 /**
- * The budget for a trigger line: compaction aims at `targetRatio` of the line, well under it,
- * so it stays rare. Both figures are lowered by the request's non-item `overhead`, because
- * strategies measure the transcript's items only.
+ * The budget for a trigger line: compaction aims at `targetRatio` of the room the line leaves
+ * for items, well under it, so it stays rare. The request's non-item `overhead` (instructions,
+ * tool schemas) comes off the line first, because strategies measure the transcript's items
+ * only; taking the ratio of what remains keeps the target in proportion when the overhead is a
+ * large part of a small window.
  */
 export function hysteresisBudget({
   line,
@@ -16,6 +18,6 @@ export function hysteresisBudget({
 }): CompactionBudget {
   return {
     maxTokens: Math.max(0, line - overhead),
-    targetTokens: Math.max(0, Math.floor(line * targetRatio) - overhead),
+    targetTokens: Math.max(0, Math.floor((line - overhead) * targetRatio)),
   };
 }

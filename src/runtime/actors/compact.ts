@@ -16,6 +16,7 @@ export function compactActor({ session, compactor }: LoopActorContext) {
       tokens,
       reason: input.reason,
       signal,
+      originalOf: (item) => session.originalOf(item),
       ...(session.reported === undefined ? {} : { reported: session.reported }),
     });
     const durationMs = performance.now() - started;

@@ -15,6 +15,7 @@ export function emergencyPruneActor({ session, compactor }: LoopActorContext) {
       tokens,
       reason: input.reason,
       signal,
+      originalOf: (item) => session.originalOf(item),
     });
     const base = {
       tokensBefore: outcome.tokensBefore,

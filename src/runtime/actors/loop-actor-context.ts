@@ -1,5 +1,6 @@
 import type { AnyActorRef } from 'xstate';
 import type { Compactor } from '../../compaction/compactor.js';
+import { replacedItemId } from '../../compaction/helpers/derived-item.js';
 import type { LoopMutator, MutationMarker } from '../../compaction/types.js';
 import { buildReplacementView } from '../../log/replacement-view.js';
 import type { ModelAdapter, ToolSpec } from '../../model/types.js';
@@ -42,7 +43,7 @@ export async function recordReplacement(
       type: 'transcript-replaced',
       runId,
       throughSeq: session.lastSeq,
-      view: buildReplacementView({ previous, next }),
+      view: buildReplacementView({ previous, next, originOf: replacedItemId }),
       reason: marker.reason,
       tier: marker.tier,
       strategies: marker.strategies,

@@ -1,0 +1,208 @@
+import { createCompactor } from '../../compaction/compactor.js';
+import type { Compactor } from '../../compaction/compactor-types.js';
+import { isSummaryItem } from '../../compaction/summary.js';
+import { contextWindowTrigger } from '../../compaction/triggers/context-window-trigger.js';
+import type { CompactionBackend, CompactionTrigger } from '../../compaction/types.js';
+import { MemorySessionStore } from '../../log/memory-store.js';
+import type { ModelAdapter } from '../../model/types.js';
+import { createAgentLoop } from '../../runtime/create-agent-loop.js';
+import { runTurn } from '../../runtime/run-turn.js';
+import type { TokenCounter } from '../../tokens/types.js';
+import { fromChatMessages } from '../../transcript/from-chat-messages.js';
+import type { Item } from '../../transcript/types.js';
+import { validateTranscript } from '../../transcript/validate-transcript.js';
+import { buildReplayPlan } from '../replay-plan.js';
+import { createReplayTools } from '../replay-tools.js';
+import { ScriptedModel } from '../scripted-model.js';
+import { isVisible, visibleText, type WorkFacts, workFactsOf } from './work-facts.js';
+
+export interface CompactionQualityOptions {
+  /** Names the transcript in the report. */
+  readonly name: string;
+  /** A recorded conversation as OpenAI chat messages; its system prompt is not replayed. */
+  readonly messages: readonly unknown[];
+  /** The trigger line in tokens. */
+  readonly line: number;
+  readonly tokens: TokenCounter;
+  /** The summary backend under test; without one the compactor never summarizes. */
+  readonly backend?: CompactionBackend;
+  /** Builds the compactor from the trigger; default `createCompactor({trigger, backend})`. */
+  readonly compactor?: (trigger: CompactionTrigger) => Compactor;
+  /** The replay's system prompt. */
+  readonly instructions?: string;
+}
+
+/** How many facts of the dropped part there were, and how many the model can still see. */
+export interface FactRecall {
+  readonly dropped: number;
+  readonly visible: number;
+  /** Dropped facts the model can no longer see (the first 20). */
+  readonly lost: readonly string[];
+}
+
+export interface CompactionQualityReport {
+  readonly name: string;
+  readonly line: number;
+  /** Tokens of the whole recorded transcript, system prompt included. */
+  readonly transcriptTokens: number;
+  readonly turns: number;
+  readonly turnsCompleted: number;
+  /** Outcomes and error codes of turns that did not complete. */
+  readonly failures: readonly string[];
+  readonly requests: number;
+  readonly compactions: number;
+  readonly summaries: number;
+  readonly emergencyPrunes: number;
+  /** Largest request the model received, in our token count. */
+  readonly maxRequestTokens: number;
+  /** 1 − (tokens of the last request ÷ tokens of everything the session logged). */
+  readonly reduction: number;
+  /** The first user request was visible in every request after the first compaction. */
+  readonly goalKept: boolean;
+  readonly paths: FactRecall;
+  readonly errorLines: FactRecall;
+  readonly identifiers: FactRecall;
+  /** Requests that were not protocol-valid (should always be 0). */
+  readonly invalidRequests: number;
+  /** The compaction summary in the last request, to read what the model was left with. */
+  readonly finalSummary: string | undefined;
+}
+
+/** Replays the messages with an adapter of the harness's choosing (see docs/quality.md). */
+export const QUALITY_INSTRUCTIONS =
+  'You are an agent whose recorded session is being replayed. Continue the work as recorded.';
+
+function recall(dropped: readonly string[], visible: string): FactRecall {
+  const lost = dropped.filter((fact) => !isVisible(fact, visible));
+  return {
+    dropped: dropped.length,
+    visible: dropped.length - lost.length,
+    lost: lost.slice(0, 20),
+  };
+}
+
+function factsOnlyIn(dropped: WorkFacts, kept: WorkFacts): WorkFacts {
+  const without = (facts: readonly string[], known: readonly string[]) => {
+    const set = new Set(known);
+    return facts.filter((fact) => !set.has(fact));
+  };
+  return {
+    paths: without(dropped.paths, kept.paths),
+    errorLines: without(dropped.errorLines, kept.errorLines),
+    identifiers: without(dropped.identifiers, kept.identifiers),
+  };
+}
+
+/**
+ * Replays one recorded transcript through the real loop (scripted model answering as
+ * recorded, replay tools giving the recorded outputs, a memory store) with a compactor whose
+ * trigger line is `line`, and measures what the work kept: compactions by tier, emergency
+ * prunes, whether every turn completed, and which goal, paths, error lines and identifiers
+ * of the items no longer in the final request the model can still see. Every request is
+ * checked for protocol validity.
+ */
+export async function measureCompactionQuality({
+  name,
+  messages,
+  line,
+  tokens,
+  backend,
+  compactor: buildCompactor,
+  instructions = QUALITY_INSTRUCTIONS,
+}: CompactionQualityOptions): Promise<CompactionQualityReport> {
+  const recorded = fromChatMessages(messages);
+  const plan = buildReplayPlan({ recordings: [{ name, items: recorded }] });
+  // The line is exact: no reserve, and percent at its default share of the window.
+  const trigger = contextWindowTrigger({ window: Math.ceil(line / 0.8), outputReserve: 0 });
+  const compactor =
+    buildCompactor?.(trigger) ??
+    createCompactor(backend === undefined ? { trigger } : { trigger, backend });
+  const scripted = new ScriptedModel({ turns: plan.answers, tokens, model: 'recorded-replay' });
+  // The loop hands the model its live history (it grows in place), so each request is copied.
+  const requests: { instructions: string | undefined; items: readonly Item[] }[] = [];
+  const model: ModelAdapter = {
+    name: scripted.name,
+    generate(request) {
+      requests.push({ instructions: request.instructions, items: [...request.transcript] });
+      return scripted.generate(request);
+    },
+  };
+  const loop = createAgentLoop({
+    model,
+    tools: createReplayTools({ toolNames: plan.toolNames, outputs: plan.outputs }),
+    instructions,
+    compactor,
+    store: new MemorySessionStore(),
+    tokens,
+    maxStepsPerRun: 1_000,
+  });
+  let compactions = 0;
+  let summaries = 0;
+  let emergencyPrunes = 0;
+  loop.on('CompactionFinished', (event) => {
+    compactions += 1;
+    if (event.tier === 'summary') summaries += 1;
+  });
+  loop.on('EmergencyPruneApplied', () => {
+    emergencyPrunes += 1;
+  });
+  loop.start();
+  const failures: string[] = [];
+  let turnsCompleted = 0;
+  for (const turn of plan.turns) {
+    const finished = await runTurn(loop, turn.content);
+    if (finished.outcome === 'completed') turnsCompleted += 1;
+    else failures.push(`${finished.outcome}${finished.error ? `: ${finished.error.code}` : ''}`);
+  }
+  loop.stop();
+
+  const goal = recorded.find((item) => item.kind === 'user');
+  const goalText = goal === undefined ? '' : visibleText(undefined, [goal]);
+  let goalKept = true;
+  let compactedYet = false;
+  let invalidRequests = 0;
+  let maxRequestTokens = 0;
+  let previous: readonly Item[] = [];
+  for (const request of requests) {
+    const { items } = request;
+    if (validateTranscript(items).length > 0) invalidRequests += 1;
+    maxRequestTokens = Math.max(maxRequestTokens, tokens.count(items));
+    // A request that does not extend the previous one follows a compaction.
+    if (!previous.every((item, index) => items[index] === item)) compactedYet = true;
+    if (compactedYet && !isVisible(goalText, visibleText(request.instructions, items))) {
+      goalKept = false;
+    }
+    previous = items;
+  }
+
+  const last = requests.at(-1);
+  const finalItems = last?.items ?? [];
+  const visible = visibleText(last?.instructions, finalItems);
+  const finalIds = new Set(finalItems.map((item) => item.id));
+  const logged: Item[] = [];
+  for await (const event of loop.session.store.read(loop.session.sessionId)) {
+    if (event.type === 'items-appended') logged.push(...event.items);
+  }
+  const dropped = logged.filter((item) => !finalIds.has(item.id));
+  const facts = factsOnlyIn(workFactsOf(dropped), workFactsOf(finalItems));
+  return {
+    name,
+    line,
+    transcriptTokens: tokens.count(recorded),
+    turns: plan.turns.length,
+    turnsCompleted,
+    failures,
+    requests: requests.length,
+    compactions,
+    summaries,
+    emergencyPrunes,
+    maxRequestTokens,
+    reduction: logged.length === 0 ? 0 : 1 - tokens.count(finalItems) / tokens.count(logged),
+    goalKept,
+    paths: recall(facts.paths, visible),
+    errorLines: recall(facts.errorLines, visible),
+    identifiers: recall(facts.identifiers, visible),
+    invalidRequests,
+    finalSummary: finalItems.find(isSummaryItem)?.text,
+  };
+}
