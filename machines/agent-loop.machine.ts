@@ -146,12 +146,13 @@ export const agentLoopMachine = setup({
         ),
       },
     })),
-    failTooLarge: assign(({ context }) => ({
+    failTooLarge: assign(({ context, event }) => ({
       finishing: {
         outcome: 'failed' as const,
         error: overflowError(
           context,
-          'Even the latest user turn alone does not fit the context budget',
+          outputOf<EmergencyPruneOutput>(event)?.detail ??
+            'Even the latest user turn alone does not fit the context budget',
         ),
       },
     })),

@@ -133,6 +133,8 @@ export interface EmergencyPruneOutput {
   readonly tokensBefore: number;
   readonly tokensAfter: number;
   readonly metadata: Readonly<Record<string, unknown>>;
+  /** When too large: which part of the floor (summary, latest turn) does not fit, in tokens. */
+  readonly detail?: string;
 }
 
 export interface FinishRunInput {

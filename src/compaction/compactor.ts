@@ -20,7 +20,7 @@ import { dropReasoning } from './strategies/drop-reasoning.js';
 import { emergencyPruneTranscript } from './strategies/emergency-prune.js';
 import { pruneLargestToolResults } from './strategies/prune-largest-tool-results.js';
 import { pruneToolResults } from './strategies/prune-tool-results.js';
-import { recordDroppedTurns } from './strategies/record-dropped-turns.js';
+import { foldOlderSteps, recordDroppedTurns } from './strategies/record-dropped-turns.js';
 import { summarizeOlder } from './strategies/summarize-older.js';
 import { isSummaryItem } from './summary.js';
 import type {
@@ -286,8 +286,24 @@ function buildCompactor({
       recorded = record.recorded;
       if (recorded > 0) strategies.push('recordDroppedTurns');
     }
-    // When even the latest turn is too large, its biggest tool outputs go (the model can re-run
-    // a tool with a narrower request), rather than the run ending in an overflow.
+    // When the latest turn is a long run of steps too large to keep whole, its older steps are
+    // folded into the summary (the request and the newest exchange stay verbatim), rather than
+    // the run ending in an overflow.
+    if (recordDropped && tokens.count(kept) > maxTokens) {
+      const folded = await foldOlderSteps({
+        transcript: kept,
+        maxTokens,
+        tokens,
+        originalOf: originalsWithin(transcript, input.originalOf),
+        signal,
+      });
+      if (folded !== kept) {
+        kept = folded;
+        strategies.push('foldOlderSteps');
+      }
+    }
+    // When even that is too large, the biggest tool outputs go (the model can re-run a tool
+    // with a narrower request).
     let output = kept;
     if (tokens.count(kept) > maxTokens) {
       const largest = pruneLargestToolResults({ targetTokens: maxTokens });

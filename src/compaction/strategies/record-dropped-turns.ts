@@ -1,6 +1,7 @@
 import type { TokenCounter } from '../../tokens/types.js';
 import type { Item } from '../../transcript/types.js';
 import { MIN_SUMMARY_TOKENS } from '../compactor-sizes.js';
+import { atomicSpans, latestTurnStart } from '../helpers/structure.js';
 import { extractiveSummarizer } from '../summarizers/extractive.js';
 import { createSummaryItem, isSummaryItem, summaryBody } from '../summary.js';
 import { fitSummaryText } from '../summary-fit.js';
@@ -55,4 +56,46 @@ export async function recordDroppedTurns({
   const room = maxTokens - tokens.count(rest) - tokens.countItem(createSummaryItem(''));
   const fitted = fitSummaryText({ text, maxTokens: Math.max(MIN_SUMMARY_TOKENS, room), tokens });
   return { transcript: [createSummaryItem(fitted.text), ...rest], recorded: dropped.length };
+}
+
+export interface FoldOlderStepsOptions {
+  readonly transcript: readonly Item[];
+  readonly maxTokens: number;
+  readonly tokens: TokenCounter;
+  readonly originalOf?: ((item: Item) => Item | undefined) | undefined;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * For a latest turn too large to keep whole (a long single-request run): keeps its user
+ * request and its newest exchange verbatim and folds the steps between into the summary with
+ * `recordDroppedTurns`. Returns the input itself when there is nothing between to fold.
+ */
+export async function foldOlderSteps({
+  transcript,
+  maxTokens,
+  tokens,
+  originalOf,
+  signal,
+}: FoldOlderStepsOptions): Promise<readonly Item[]> {
+  const start = latestTurnStart(transcript);
+  const turn = transcript.slice(start);
+  const spans = atomicSpans(turn);
+  const request = turn[0]?.kind === 'user' ? 1 : 0;
+  const last = spans.at(-1);
+  if (last === undefined || last.start <= request) return transcript;
+  const kept = [
+    ...transcript.slice(0, start),
+    ...turn.slice(0, request),
+    ...turn.slice(last.start),
+  ];
+  const record = await recordDroppedTurns({
+    before: transcript,
+    kept,
+    maxTokens,
+    tokens,
+    originalOf,
+    signal,
+  });
+  return record.transcript;
 }

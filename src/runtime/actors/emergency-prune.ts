@@ -4,6 +4,25 @@ import { MutatorError } from '../../errors/mutator-error.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
 import { type LoopActorContext, recordReplacement } from './loop-actor-context.js';
 
+/**
+ * Says which part of what every request must hold (the summary and the latest turn, besides
+ * the instructions and tool schemas) is too large for the budget, in tokens.
+ */
+function floorDetail(metadata: Readonly<Record<string, unknown>>): string {
+  const budget = metadata['budget'] as { maxTokens?: number } | undefined;
+  const facts = metadata['emergency'] as
+    | { latestTurnTokens?: number; summaryTokens?: number }
+    | undefined;
+  const limit = budget?.maxTokens ?? 0;
+  const latest = facts?.latestTurnTokens ?? 0;
+  const summary = facts?.summaryTokens ?? 0;
+  const part =
+    latest > limit
+      ? `the latest user turn alone is ${latest} tokens`
+      : `the latest user turn (${latest} tokens) and the summary of earlier work (${summary} tokens) together are ${latest + summary} tokens`;
+  return `The context cannot be brought under its budget: ${part}, over the ${limit} tokens left for the conversation after the instructions and tool schemas`;
+}
+
 /** The deterministic last resort after a failed or ineffective compaction. */
 export function emergencyPruneActor({ session, compactor }: LoopActorContext) {
   return fromPromise<EmergencyPruneOutput, CompactInput>(async ({ input, signal }) => {
@@ -36,6 +55,7 @@ export function emergencyPruneActor({ session, compactor }: LoopActorContext) {
     // After a provider refusal, an unchanged transcript would only be refused again.
     const reduced = outcome.tokensAfter < outcome.tokensBefore;
     const fits = outcome.fits && (input.reason === 'threshold' || reduced);
-    return { status: fits ? 'fits' : 'too-large', ...base };
+    if (fits) return { status: 'fits', ...base };
+    return { status: 'too-large', ...base, detail: floorDetail(outcome.metadata) };
   });
 }

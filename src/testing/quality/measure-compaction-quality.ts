@@ -152,7 +152,10 @@ export async function measureCompactionQuality({
   for (const turn of plan.turns) {
     const finished = await runTurn(loop, turn.content);
     if (finished.outcome === 'completed') turnsCompleted += 1;
-    else failures.push(`${finished.outcome}${finished.error ? `: ${finished.error.code}` : ''}`);
+    else
+      failures.push(
+        `${finished.outcome}${finished.error ? `: ${finished.error.code}: ${finished.error.message}` : ''}`,
+      );
   }
   loop.stop();
 
