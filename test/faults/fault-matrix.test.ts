@@ -233,7 +233,7 @@ const cases: readonly MatrixCase[] = [
       // The emergency prune replaced the output in the projection: the model never got 10 MB.
       expect(requestBodies.length).toBe(2);
       expect(Math.max(...requestBodies.map((body) => body.length))).toBeLessThan(1_000_000);
-      expect(requestBodies[1]).toContain('pruned to save context');
+      expect(requestBodies[1]).toContain('[Output of flood pruned: ');
       // The whole output is in the log all the same.
       const result = appended.find((item) => item.kind === 'toolResult');
       expect(result?.kind === 'toolResult' && result.content.length).toBeGreaterThanOrEqual(
