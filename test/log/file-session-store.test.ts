@@ -179,7 +179,10 @@ describe('FileSessionStore', () => {
       const first = open();
       const second = open();
       await first.append('s1', [itemsAppended([userItem('a')])]);
-      expect((await readFile(lockPath('s1'), 'utf8')).trim()).toBe(String(process.pid));
+      expect(JSON.parse(await readFile(lockPath('s1'), 'utf8'))).toMatchObject({
+        lock: 2,
+        pid: process.pid,
+      });
 
       const error = await rejection(second.append('s1', [itemsAppended([userItem('b')])]));
       expect(StoreError.isInstance(error)).toBe(true);
@@ -207,15 +210,17 @@ describe('FileSessionStore', () => {
       const store = open();
       const [next] = await store.append('s1', [itemsAppended([userItem('f')])]);
       expect(next?.seq).toBe(6);
-      expect((await readFile(lockPath('s1'), 'utf8')).trim()).toBe(String(process.pid));
-      expect((await readdir(directory)).filter((name) => name.includes('stale'))).toEqual([]);
+      expect(JSON.parse(await readFile(lockPath('s1'), 'utf8'))).toMatchObject({
+        pid: process.pid,
+      });
+      expect((await readdir(directory)).sort()).toEqual(['s1.jsonl', 's1.lock']);
     });
 
     it('refuses a lock file that names no pid rather than guess', async () => {
       await writeFile(lockPath('s1'), '');
       const error = await rejection(open().append('s1', [itemsAppended([])]));
       expect(error).toMatchObject({ code: 'session_locked' });
-      expect((error as Error).message).toMatch(/holds no pid/);
+      expect((error as Error).message).toMatch(/names no process/);
     });
   });
 
