@@ -3,8 +3,11 @@ import type { Item } from '../transcript/types.js';
 /**
  * Schema versions of persisted session events.
  * - 1: first version (items-appended, usage-reported, transcript-replaced, run-started, run-finished).
+ * - 2: the same events; each line of a `FileSessionStore` log ends with `"crc"`, the CRC-32 of
+ *   the line before that field, so a damaged line is told from a torn write. Version 1 lines
+ *   (no checksum) are still read.
  */
-export const SESSION_SCHEMA_VERSION = 1;
+export const SESSION_SCHEMA_VERSION = 2;
 
 export type CompactionReason = 'threshold' | 'overflow' | 'payload-too-large' | 'manual';
 export type CompactionTier = 'structural' | 'summary' | 'emergency' | 'mutator';

@@ -29,7 +29,6 @@ export async function* readLogFile({
     const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
     // Pieces of a line that spans chunks; copied, because `chunk` is reused.
     let partial: Buffer[] = [];
-    let partialBytes = 0;
     for (;;) {
       const { bytesRead } = await readChunk({ handle, chunk, path });
       if (bytesRead === 0) break;
@@ -39,18 +38,15 @@ export async function* readLogFile({
         const piece = data.subarray(start, newline);
         const line = partial.length === 0 ? piece : Buffer.concat([...partial, piece]);
         partial = [];
-        partialBytes = 0;
-        const event = parser.pushLine(line);
-        if (event !== undefined) yield event;
+        yield parser.pushLine(line);
         start = newline + 1;
         newline = data.indexOf(NEWLINE, start);
       }
       if (start < data.length) {
         partial.push(Buffer.from(data.subarray(start)));
-        partialBytes += data.length - start;
       }
     }
-    return parser.finish({ remainderBytes: partialBytes });
+    return parser.finish({ remainder: Buffer.concat(partial) });
   } finally {
     await handle.close();
   }

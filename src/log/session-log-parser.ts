@@ -1,7 +1,8 @@
 import { StoreError } from '../errors/index.js';
 import type { SessionEvent } from './events.js';
 import { freezeDeep } from './freeze-deep.js';
-import { parseStoredLine, UNPARSABLE } from './stored-line.js';
+import { checkSeal } from './line-checksum.js';
+import { parseStoredLine } from './stored-line.js';
 
 /** The outcome of reading a whole session log file. */
 export interface SessionLogScan {
@@ -13,65 +14,48 @@ export interface SessionLogScan {
 }
 
 /**
- * Reads a session log line by line and decides what each line is. Every line must be a
- * complete event, except the very last one: a crash mid-write can leave it without its newline
- * or unparsable, and then it is torn and ignored. An unparsable line with anything after it is
- * corruption, reported with its line number; data is never skipped.
+ * Reads a session log line by line. Every newline-terminated line must be a complete, intact
+ * event (see `parseStoredLine`): each batch is written with one write, so a crash can only leave
+ * a prefix of it, and a torn write ends without its newline. Only the bytes after the last
+ * newline can be torn; they are not an event and are ignored (cut by a writer on open). Data is
+ * never skipped: any other problem throws `StoreError` with the line number.
  */
 export class SessionLogParser {
   readonly #path: string;
   #lineNumber = 0;
-  #bytes = 0;
   #lastSeq = 0;
   #validLength = 0;
-  #unparsableLine: number | undefined;
 
   constructor({ path }: { readonly path: string }) {
     this.#path = path;
   }
 
-  /** One complete line (its bytes without the newline); its event, or undefined if held back. */
-  pushLine(line: Uint8Array): SessionEvent | undefined {
-    this.#assertNothingHeldBack();
+  /** One complete line (its bytes without the newline) as its event. */
+  pushLine(line: Uint8Array): SessionEvent {
     this.#lineNumber += 1;
-    this.#bytes += line.byteLength + 1;
     const event = parseStoredLine({
-      text: Buffer.from(line.buffer, line.byteOffset, line.byteLength).toString('utf8'),
+      line,
       path: this.#path,
       lineNumber: this.#lineNumber,
       expectedSeq: this.#lastSeq + 1,
     });
-    if (event === UNPARSABLE) {
-      // Only the last line may be torn: decided when the next line or the end arrives.
-      this.#unparsableLine = this.#lineNumber;
-      return undefined;
-    }
     this.#lastSeq = event.seq;
-    this.#validLength = this.#bytes;
+    this.#validLength += line.byteLength + 1;
     return freezeDeep(event);
   }
 
-  /** The end of the file, with `remainderBytes` after the last newline. */
-  finish({ remainderBytes }: { readonly remainderBytes: number }): SessionLogScan {
+  /** The end of the file, with the bytes after its last newline. */
+  finish({ remainder }: { readonly remainder: Uint8Array }): SessionLogScan {
     const scan = { lastSeq: this.#lastSeq, validLength: this.#validLength };
-    if (remainderBytes > 0) {
-      this.#assertNothingHeldBack();
-      return { ...scan, torn: { lineNumber: this.#lineNumber + 1, bytes: remainderBytes } };
+    if (remainder.byteLength === 0) return scan;
+    // A torn write is a prefix of `line\n`; an intact sealed line followed by one more byte is
+    // not: its newline was damaged, and cutting it would drop a complete event.
+    if (checkSeal(remainder.subarray(0, remainder.byteLength - 1)) === 'valid') {
+      throw new StoreError(
+        `Session log ${this.#path}, line ${this.#lineNumber + 1}: the line is intact but the newline after it is damaged`,
+        { code: 'corrupt_log' },
+      );
     }
-    if (this.#unparsableLine !== undefined) {
-      return {
-        ...scan,
-        torn: { lineNumber: this.#unparsableLine, bytes: this.#bytes - this.#validLength },
-      };
-    }
-    return scan;
-  }
-
-  #assertNothingHeldBack(): void {
-    if (this.#unparsableLine === undefined) return;
-    throw new StoreError(
-      `Session log ${this.#path}, line ${this.#unparsableLine}: not valid JSON, and more data follows it, so it is corruption rather than a torn last write`,
-      { code: 'corrupt_log' },
-    );
+    return { ...scan, torn: { lineNumber: this.#lineNumber + 1, bytes: remainder.byteLength } };
   }
 }

@@ -1,12 +1,16 @@
 import { StoreError } from '../errors/index.js';
 import { type NewSessionEvent, SESSION_SCHEMA_VERSION, type SessionEvent } from './events.js';
 import { freezeDeep } from './freeze-deep.js';
+import { sealLine } from './line-checksum.js';
 import { newEventProblem } from './new-event-problem.js';
 
 /** A batch ready to store: the stamped events and their JSONL text (one line each). */
 export interface StampedBatch {
   readonly events: readonly SessionEvent[];
-  /** Every line ends with a newline, so a batch is complete exactly when its last byte is. */
+  /**
+   * Every line ends with its checksum field and a newline, so a batch is complete exactly when
+   * its last byte is, and a damaged line is told from a torn one.
+   */
   readonly text: string;
 }
 
@@ -45,8 +49,10 @@ export function stampEvents({
       seq,
       at,
     });
+    // The checksum is the file store's, added after the record; a caller's own would clash.
+    delete (record as { crc?: unknown }).crc;
     const line = toJsonLine({ record, index });
-    lines.push(line);
+    lines.push(sealLine(line));
     stamped.push(freezeDeep(JSON.parse(line) as SessionEvent));
   }
   return { events: stamped, text: lines.map((line) => `${line}\n`).join('') };

@@ -1,5 +1,6 @@
 import { StoreError } from '../errors/index.js';
 import { SESSION_EVENT_TYPES, SESSION_SCHEMA_VERSION, type SessionEvent } from './events.js';
+import { checkSeal } from './line-checksum.js';
 
 /** Fields a stored line may carry; none is trusted until checked. */
 interface StoredFields {
@@ -7,36 +8,43 @@ interface StoredFields {
   readonly seq?: unknown;
   readonly at?: unknown;
   readonly type?: unknown;
+  readonly crc?: unknown;
 }
 
-/** Returned for a line that is not JSON at all: torn when it is the last line, corrupt otherwise. */
-export const UNPARSABLE = Symbol('unparsable line');
+/** The first schema version whose lines carry a checksum; older lines are read without one. */
+const FIRST_SEALED_VERSION = 2;
 
 /**
- * One line of a session log file as an event. A line that is JSON but not a well-formed event
- * of this schema (wrong seq, unknown type, newer version) is corruption and throws `StoreError`
- * naming the file and 1-based line.
+ * One complete (newline-terminated) line of a session log file as an event. A complete line was
+ * written whole, so anything wrong with it is corruption, never a torn write: a checksum that
+ * does not match, text that is not JSON, a wrong seq, an unknown type or a newer version all
+ * throw `StoreError` naming the file and 1-based line. The checksum field is not part of the
+ * event.
  */
 export function parseStoredLine({
-  text,
+  line,
   path,
   lineNumber,
   expectedSeq,
 }: {
-  readonly text: string;
+  readonly line: Uint8Array;
   readonly path: string;
   readonly lineNumber: number;
   readonly expectedSeq: number;
-}): SessionEvent | typeof UNPARSABLE {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return UNPARSABLE;
-  }
+}): SessionEvent {
   const fail = (problem: string, code = 'corrupt_log'): never => {
     throw new StoreError(`Session log ${path}, line ${lineNumber}: ${problem}`, { code });
   };
+  const seal = checkSeal(line);
+  if (seal === 'mismatch') {
+    return fail('its checksum does not match, so the line was damaged after it was written');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(line.buffer, line.byteOffset, line.byteLength).toString('utf8'));
+  } catch {
+    return fail('not valid JSON, yet complete (it ends with a newline), so it is corruption');
+  }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return fail('not an event object');
   }
@@ -51,6 +59,9 @@ export function parseStoredLine({
       'unsupported_schema_version',
     );
   }
+  if (version >= FIRST_SEALED_VERSION && seal !== 'valid') {
+    return fail('its checksum is missing or damaged');
+  }
   if (fields.seq !== expectedSeq) {
     return fail(`expected seq ${expectedSeq}, found ${JSON.stringify(fields.seq) ?? 'none'}`);
   }
@@ -58,6 +69,10 @@ export function parseStoredLine({
   const type = fields.type;
   if (typeof type !== 'string' || !(SESSION_EVENT_TYPES as readonly string[]).includes(type)) {
     return fail(`unknown event type ${JSON.stringify(type) ?? 'undefined'}`);
+  }
+  if (seal === 'valid') {
+    const { crc: _checksum, ...event } = fields;
+    return event as SessionEvent;
   }
   return value as SessionEvent;
 }

@@ -11,6 +11,7 @@ import { openAgentLoop } from '../../src/runtime/create-agent-loop.js';
 import { runTurn } from '../../src/runtime/run-turn.js';
 import { ScriptedModel } from '../../src/testing/scripted-model.js';
 import type { TokenCounter } from '../../src/tokens/types.js';
+import { reseal } from '../support/log-lines.js';
 import { type CatalogEntry, expectRefused, expectTypedError, thrownBy } from './catalog-entry.js';
 
 /** Runs `body` with a fresh temp dir, removed afterwards. */
@@ -156,7 +157,7 @@ export const storeInputs: readonly CatalogEntry[] = [
       refusedLog({
         tokens,
         code: 'corrupt_log',
-        corrupt: (path) => editLine(path, 3, (line) => line.replace('"seq":3', '"seq":7')),
+        corrupt: (path) => editLine(path, 3, (line) => reseal(line.replace('"seq":3', '"seq":7'))),
       }),
   },
   {
@@ -166,7 +167,7 @@ export const storeInputs: readonly CatalogEntry[] = [
       refusedLog({
         tokens,
         code: 'unsupported_schema_version',
-        corrupt: (path) => editLine(path, 1, (line) => line.replace('"v":1', '"v":99')),
+        corrupt: (path) => editLine(path, 1, (line) => reseal(line.replace('"v":2', '"v":99'))),
       }),
   },
   {
@@ -178,7 +179,7 @@ export const storeInputs: readonly CatalogEntry[] = [
         const complete = await readAll(directory, 'torn');
         await writeFile(
           path,
-          `${await readFile(path, 'utf8')}{"v":1,"seq":${complete.length + 1},"at":"20`,
+          `${await readFile(path, 'utf8')}{"v":2,"seq":${complete.length + 1},"at":"20`,
         );
         const loop = await open(directory, 'torn', tokens);
         loop.start();

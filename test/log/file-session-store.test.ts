@@ -18,6 +18,7 @@ import {
   type FileSessionStoreOptions,
   type TornLineRecovery,
 } from '../../src/log/index.js';
+import { reseal } from '../support/log-lines.js';
 import { collect, itemsAppended, userItem } from '../support/session-events.js';
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -76,7 +77,12 @@ describe('FileSessionStore', () => {
     expect(text.endsWith('\n')).toBe(true);
     const lines = text.trimEnd().split('\n');
     expect(lines.map((line) => JSON.parse(line).seq)).toEqual([1, 2]);
-    expect(JSON.parse(lines[1] ?? '')).toMatchObject({ v: 1, type: 'run-started', runId: 'r' });
+    expect(JSON.parse(lines[1] ?? '')).toMatchObject({ v: 2, type: 'run-started', runId: 'r' });
+    // Each line ends with the CRC-32 of what precedes the field; the events returned omit it.
+    for (const line of lines) expect(line).toMatch(/,"crc":"[0-9a-f]{8}"}$/);
+    expect(await collect(open().read('s1'))).not.toContainEqual(
+      expect.objectContaining({ crc: expect.anything() }),
+    );
   });
 
   it('reads events that span many read chunks and multi-byte characters intact', async () => {
@@ -121,7 +127,7 @@ describe('FileSessionStore', () => {
   });
 
   it.each([
-    ['an unparsable last line that has its newline', '{"v":1,"seq":6,"at":"x","ty\n'],
+    ['an unterminated start of a line', '{"v":2,"seq":6,"at":"x","ty'],
     ['NUL bytes a power loss can leave', '\u0000'.repeat(300)],
   ])('treats %s as torn and cuts it away', async (_label, tail) => {
     await writeFiveEvents('s1');
@@ -157,7 +163,7 @@ describe('FileSessionStore', () => {
   it('refuses a line whose seq breaks the sequence', async () => {
     await writeFiveEvents('s1');
     const lines = (await readFile(logPath('s1'), 'utf8')).split('\n');
-    lines[3] = (lines[3] ?? '').replace('"seq":4', '"seq":7');
+    lines[3] = reseal((lines[3] ?? '').replace('"seq":4', '"seq":7'));
     await writeFile(logPath('s1'), lines.join('\n'));
     const error = await rejection(collect(open().read('s1')));
     expect((error as Error).message).toMatch(/line 4: expected seq 4, found 7/);
@@ -166,7 +172,7 @@ describe('FileSessionStore', () => {
   it('refuses a schema version it does not know with StoreError', async () => {
     await writeFiveEvents('s1');
     const lines = (await readFile(logPath('s1'), 'utf8')).split('\n');
-    lines[1] = (lines[1] ?? '').replace('"v":1', '"v":2');
+    lines[1] = reseal((lines[1] ?? '').replace('"v":2', '"v":3'));
     await writeFile(logPath('s1'), lines.join('\n'));
     const error = await rejection(collect(open().read('s1')));
     expect(StoreError.isInstance(error)).toBe(true);
@@ -179,7 +185,10 @@ describe('FileSessionStore', () => {
       const first = open();
       const second = open();
       await first.append('s1', [itemsAppended([userItem('a')])]);
-      expect((await readFile(lockPath('s1'), 'utf8')).trim()).toBe(String(process.pid));
+      expect(JSON.parse(await readFile(lockPath('s1'), 'utf8'))).toMatchObject({
+        lock: 2,
+        pid: process.pid,
+      });
 
       const error = await rejection(second.append('s1', [itemsAppended([userItem('b')])]));
       expect(StoreError.isInstance(error)).toBe(true);
@@ -207,15 +216,17 @@ describe('FileSessionStore', () => {
       const store = open();
       const [next] = await store.append('s1', [itemsAppended([userItem('f')])]);
       expect(next?.seq).toBe(6);
-      expect((await readFile(lockPath('s1'), 'utf8')).trim()).toBe(String(process.pid));
-      expect((await readdir(directory)).filter((name) => name.includes('stale'))).toEqual([]);
+      expect(JSON.parse(await readFile(lockPath('s1'), 'utf8'))).toMatchObject({
+        pid: process.pid,
+      });
+      expect((await readdir(directory)).sort()).toEqual(['s1.jsonl', 's1.lock']);
     });
 
     it('refuses a lock file that names no pid rather than guess', async () => {
       await writeFile(lockPath('s1'), '');
       const error = await rejection(open().append('s1', [itemsAppended([])]));
       expect(error).toMatchObject({ code: 'session_locked' });
-      expect((error as Error).message).toMatch(/holds no pid/);
+      expect((error as Error).message).toMatch(/names no process/);
     });
   });
 

@@ -159,14 +159,22 @@ for (const { name, create } of stores) {
       expect(next?.seq).toBe(2);
     });
 
-    it('stamps over v, seq and at that a caller sneaks in', async () => {
-      const sneaky = { ...itemsAppended([userItem('a')]), v: 99, seq: 42, at: 'yesterday' };
+    it('stamps over v, seq and at that a caller sneaks in, and drops a sneaked-in crc', async () => {
+      const sneaky = {
+        ...itemsAppended([userItem('a')]),
+        v: 99,
+        seq: 42,
+        at: 'yesterday',
+        crc: '00000000',
+      };
       const [event] = await store.append('s1', [sneaky as NewSessionEvent]);
       expect(event).toMatchObject({
         v: SESSION_SCHEMA_VERSION,
         seq: 1,
         at: FIXED_TIME.toISOString(),
       });
+      expect(event).not.toHaveProperty('crc');
+      expect(await collect(store.read('s1'))).toEqual([event]);
     });
 
     it('hands out frozen events, and a caller editing its input afterwards changes no history', async () => {
