@@ -1,4 +1,4 @@
-import { LoopkeeperError } from './loopkeeper-error.js';
+import { hasMarker, LoopkeeperError } from './loopkeeper-error.js';
 
 const marker = Symbol.for('loopkeeper.error.model');
 
@@ -37,6 +37,6 @@ export class ModelError extends LoopkeeperError {
   }
 
   static override isInstance(value: unknown): value is ModelError {
-    return typeof value === 'object' && value !== null && marker in value;
+    return hasMarker(value, marker);
   }
 }

@@ -1,5 +1,5 @@
 import type { ProtocolProblem } from '../transcript/types.js';
-import { LoopkeeperError } from './loopkeeper-error.js';
+import { hasMarker, LoopkeeperError } from './loopkeeper-error.js';
 
 const marker = Symbol.for('loopkeeper.error.protocol');
 
@@ -21,7 +21,7 @@ export class ProtocolError extends LoopkeeperError {
   }
 
   static override isInstance(value: unknown): value is ProtocolError {
-    return typeof value === 'object' && value !== null && marker in value;
+    return hasMarker(value, marker);
   }
 }
 
