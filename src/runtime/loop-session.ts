@@ -1,3 +1,5 @@
+import { describeThrownText } from '../errors/describe-thrown.js';
+import { LoopkeeperError } from '../errors/loopkeeper-error.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import { StoreError } from '../errors/store-error.js';
 import type { NewSessionEvent, SessionEvent } from '../log/events.js';
@@ -261,10 +263,14 @@ export class LoopSession {
         expectedSeq: this.#projection.lastSeq,
       });
     } catch (error) {
-      if (error instanceof Error && 'code' in error) throw error;
-      throw new StoreError(`Appending to session ${this.sessionId} failed: ${String(error)}`, {
-        cause: error,
-      });
+      // Only our own errors pass as they are: a raw fs error (ENOSPC) has a `code` too.
+      if (LoopkeeperError.isInstance(error)) throw error;
+      throw new StoreError(
+        `Appending to session ${this.sessionId} failed: ${describeThrownText(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
     const epochBefore = this.#projection.replacements;
     for (const event of written) {
