@@ -34,7 +34,8 @@ export class LoopSession {
   #opened: Promise<void> | undefined;
   #writes: Promise<unknown> = Promise.resolve();
   #activeRunId: string | null = null;
-  readonly #startedRuns = new Set<string>();
+  /** Runs of this loop whose `run-started` is in the log and whose `run-finished` is not yet. */
+  readonly #loggedRuns = new Set<string>();
   #unclosedRun: { runId: string; finished: NewSessionEvent; openCallMessage: string } | undefined;
   #tokenTotal = 0;
   #countedItems = 0;
@@ -141,7 +142,6 @@ export class LoopSession {
 
   beginRun(runId: string): void {
     this.#activeRunId = runId;
-    this.#startedRuns.add(runId);
   }
 
   /**
@@ -183,11 +183,14 @@ export class LoopSession {
     finished: NewSessionEvent,
     openCallMessage: string,
   ): Promise<void> {
-    const started = this.#startedRuns.delete(runId);
     if (this.#activeRunId === runId) this.#activeRunId = null;
-    // A run refused before it started (invalid input) wrote nothing and writes nothing now.
-    if (!started) return;
-    this.#unclosedRun = { runId, finished, openCallMessage };
+    // Decided in the write queue, after any in-flight write of this run: a run whose
+    // `run-started` was never written (refused input, or aborted before its first write) writes
+    // nothing now, and one whose first write landed is always closed.
+    await this.#enqueue(async () => {
+      if (!this.#loggedRuns.delete(runId)) return;
+      this.#unclosedRun = { runId, finished, openCallMessage };
+    });
     await this.closeUnclosedRun();
   }
 
@@ -275,7 +278,10 @@ export class LoopSession {
     const epochBefore = this.#projection.replacements;
     for (const event of written) {
       this.#projection.apply(event);
-      if (event.type === 'run-started') this.#runs += 1;
+      if (event.type === 'run-started') {
+        this.#runs += 1;
+        this.#loggedRuns.add(event.runId);
+      }
       if (event.type === 'items-appended') this.#tracker.observe(event.items);
     }
     if (this.#projection.replacements !== epochBefore) this.#tracker.reset(this.#projection.items);

@@ -10,7 +10,7 @@ import { withTypedFailures } from './typed-failure.js';
 
 /** Logs `run-started` and the user item, refusing invalid input before anything is written. */
 export function beginRunActor({ session }: LoopActorContext) {
-  return fromPromise<void, BeginRunInput>(({ input }) =>
+  return fromPromise<void, BeginRunInput>(({ input, signal }) =>
     withTypedFailures(
       async () => {
         await session.open();
@@ -22,6 +22,9 @@ export function beginRunActor({ session }: LoopActorContext) {
           throw new ProtocolError(problems, `Invalid user message: ${problems[0]?.message ?? ''}`);
         }
         const user = candidate as UserItem;
+        // An abort sent in the same tick as the message stopped this actor while it awaited the
+        // log: beginning the run now would log a message in a run that nobody closes.
+        if (signal.aborted) return;
         session.beginRun(input.runId);
         await session.appendForRun(input.runId, [
           { type: 'run-started', runId: input.runId },
