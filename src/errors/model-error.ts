@@ -13,6 +13,8 @@ export type ModelErrorKind =
   | 'timeout'
   | 'aborted'
   | 'invalid_response'
+  /** Neither text nor tool calls (`finish_reason` `length`, `content_filter`): nothing to log. */
+  | 'empty_answer'
   | 'unknown';
 
 /** A model call failed; `kind` says how, `retryable` whether trying again can help. */
