@@ -23,16 +23,19 @@ export class ModelError extends LoopkeeperError {
   readonly kind: ModelErrorKind;
   readonly retryable: boolean;
   readonly status: number | undefined;
+  /** How long the server asked to wait before a retry, when that was longer than allowed. */
+  readonly retryAfterMs: number | undefined;
 
   constructor(
     kind: ModelErrorKind,
     message: string,
-    options?: { cause?: unknown; status?: number; retryable?: boolean },
+    options?: { cause?: unknown; status?: number; retryable?: boolean; retryAfterMs?: number },
   ) {
     super(`model_${kind}`, message, options);
     this.name = 'ModelError';
     this.kind = kind;
     this.status = options?.status;
+    this.retryAfterMs = options?.retryAfterMs;
     this.retryable =
       options?.retryable ??
       (kind === 'rate_limited' || kind === 'server' || kind === 'network' || kind === 'timeout');
