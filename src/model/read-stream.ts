@@ -22,8 +22,7 @@ function callFor(
   if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) {
     const last = calls.length - 1;
     const startsNew =
-      last < 0 ||
-      (typeof delta.id === 'string' && delta.id !== '' && delta.id !== calls[last]?.id);
+      last < 0 || (typeof delta.id === 'string' && delta.id !== '' && delta.id !== calls[last]?.id);
     index = startsNew ? calls.length : last;
   }
   calls[index] ??= { id: '', name: '', arguments: '' };
