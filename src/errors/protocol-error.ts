@@ -7,8 +7,14 @@ const marker = Symbol.for('loopkeeper.error.protocol');
 export class ProtocolError extends LoopkeeperError {
   readonly [marker] = true;
   readonly problems: readonly ProtocolProblem[];
+  /** The session log event that broke the protocol, when the transcript came from a log. */
+  readonly seq: number | undefined;
 
-  constructor(problems: readonly ProtocolProblem[], message?: string) {
+  constructor(
+    problems: readonly ProtocolProblem[],
+    message?: string,
+    options?: { readonly seq?: number },
+  ) {
     super(
       'protocol_invalid',
       message ??
@@ -18,6 +24,7 @@ export class ProtocolError extends LoopkeeperError {
     );
     this.name = 'ProtocolError';
     this.problems = problems;
+    this.seq = options?.seq;
   }
 
   static override isInstance(value: unknown): value is ProtocolError {
