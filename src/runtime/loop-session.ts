@@ -1,3 +1,4 @@
+import { ConcurrencyError } from '../errors/concurrency-error.js';
 import { describeThrownText } from '../errors/describe-thrown.js';
 import { LoopkeeperError } from '../errors/loopkeeper-error.js';
 import { ProtocolError } from '../errors/protocol-error.js';
@@ -115,6 +116,13 @@ export class LoopSession {
       sessionId,
     });
     if (event.type === 'run-started') this.#runs += 1;
+  }
+
+  /** Reads what other writers appended since our last seq, checked like a fresh open. */
+  async #catchUp(): Promise<void> {
+    for await (const event of this.store.read(this.sessionId, { fromSeq: this.lastSeq + 1 })) {
+      this.#applyChecked(event);
+    }
   }
 
   async #recoverInterruptedRun(runId: string): Promise<void> {
@@ -236,7 +244,18 @@ export class LoopSession {
 
   async #appendNow(events: readonly NewSessionEvent[]): Promise<void> {
     this.#checkProtocol(events);
-    const written = await this.#storeAppend(events);
+    let written: readonly SessionEvent[];
+    try {
+      written = await this.#storeAppend(events);
+    } catch (error) {
+      if (!ConcurrencyError.isInstance(error)) throw error;
+      // Another writer (a second loop on this session) appended first: catch up and try once
+      // more. A replacement was built from the history we had, so it is not retried blindly.
+      await this.#catchUp();
+      if (events.some((event) => event.type === 'transcript-replaced')) throw error;
+      this.#checkProtocol(events);
+      written = await this.#storeAppend(events);
+    }
     this.#applyWritten(written);
   }
 
