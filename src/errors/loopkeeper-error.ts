@@ -15,11 +15,23 @@ export class LoopkeeperError extends Error {
   }
 
   static isInstance(value: unknown): value is LoopkeeperError {
-    return typeof value === 'object' && value !== null && marker in value;
+    return hasMarker(value, marker);
   }
 
   /** A plain, JSON-safe description used in logs and telemetry. */
   toJSON(): { name: string; code: string; message: string } {
     return { name: this.name, code: this.code, message: this.message };
+  }
+}
+
+/**
+ * Whether `value` carries `marker`. Total: a Proxy whose `has` trap throws is simply not one of
+ * ours, so checking a hostile thrown value never throws.
+ */
+export function hasMarker(value: unknown, marker: symbol): boolean {
+  try {
+    return typeof value === 'object' && value !== null && marker in value;
+  } catch {
+    return false;
   }
 }

@@ -1,4 +1,4 @@
-import { LoopkeeperError } from './loopkeeper-error.js';
+import { hasMarker, LoopkeeperError } from './loopkeeper-error.js';
 
 const marker = Symbol.for('loopkeeper.error.model');
 
@@ -13,6 +13,8 @@ export type ModelErrorKind =
   | 'timeout'
   | 'aborted'
   | 'invalid_response'
+  /** Neither text nor tool calls (`finish_reason` `length`, `content_filter`): nothing to log. */
+  | 'empty_answer'
   | 'unknown';
 
 /** A model call failed; `kind` says how, `retryable` whether trying again can help. */
@@ -21,22 +23,25 @@ export class ModelError extends LoopkeeperError {
   readonly kind: ModelErrorKind;
   readonly retryable: boolean;
   readonly status: number | undefined;
+  /** How long the server asked to wait before a retry, when that was longer than allowed. */
+  readonly retryAfterMs: number | undefined;
 
   constructor(
     kind: ModelErrorKind,
     message: string,
-    options?: { cause?: unknown; status?: number; retryable?: boolean },
+    options?: { cause?: unknown; status?: number; retryable?: boolean; retryAfterMs?: number },
   ) {
     super(`model_${kind}`, message, options);
     this.name = 'ModelError';
     this.kind = kind;
     this.status = options?.status;
+    this.retryAfterMs = options?.retryAfterMs;
     this.retryable =
       options?.retryable ??
       (kind === 'rate_limited' || kind === 'server' || kind === 'network' || kind === 'timeout');
   }
 
   static override isInstance(value: unknown): value is ModelError {
-    return typeof value === 'object' && value !== null && marker in value;
+    return hasMarker(value, marker);
   }
 }

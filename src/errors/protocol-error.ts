@@ -1,5 +1,5 @@
 import type { ProtocolProblem } from '../transcript/types.js';
-import { LoopkeeperError } from './loopkeeper-error.js';
+import { hasMarker, LoopkeeperError } from './loopkeeper-error.js';
 
 const marker = Symbol.for('loopkeeper.error.protocol');
 
@@ -7,8 +7,14 @@ const marker = Symbol.for('loopkeeper.error.protocol');
 export class ProtocolError extends LoopkeeperError {
   readonly [marker] = true;
   readonly problems: readonly ProtocolProblem[];
+  /** The session log event that broke the protocol, when the transcript came from a log. */
+  readonly seq: number | undefined;
 
-  constructor(problems: readonly ProtocolProblem[], message?: string) {
+  constructor(
+    problems: readonly ProtocolProblem[],
+    message?: string,
+    options?: { readonly seq?: number },
+  ) {
     super(
       'protocol_invalid',
       message ??
@@ -18,10 +24,11 @@ export class ProtocolError extends LoopkeeperError {
     );
     this.name = 'ProtocolError';
     this.problems = problems;
+    this.seq = options?.seq;
   }
 
   static override isInstance(value: unknown): value is ProtocolError {
-    return typeof value === 'object' && value !== null && marker in value;
+    return hasMarker(value, marker);
   }
 }
 

@@ -1,4 +1,4 @@
-import { LoopkeeperError } from './loopkeeper-error.js';
+import { hasMarker, LoopkeeperError } from './loopkeeper-error.js';
 
 const marker = Symbol.for('loopkeeper.error.store');
 
@@ -12,6 +12,6 @@ export class StoreError extends LoopkeeperError {
   }
 
   static override isInstance(value: unknown): value is StoreError {
-    return typeof value === 'object' && value !== null && marker in value;
+    return hasMarker(value, marker);
   }
 }

@@ -1,5 +1,6 @@
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { toChatMessages } from '../transcript/to-chat-messages.js';
+import type { Item } from '../transcript/types.js';
 import type { ModelRequest } from './types.js';
 
 /** The Chat Completions body for a request: instructions first, items as messages, tools as functions. */
@@ -15,7 +16,7 @@ export function chatRequestBody({
   return {
     model,
     // The loop validates every transcript before a request, so it is not checked twice here.
-    messages: toChatMessages(request.transcript, {
+    messages: toChatMessages(sendableItems(request.transcript), {
       ...(request.instructions !== undefined && { instructions: request.instructions }),
       validate: false,
     }),
@@ -32,4 +33,19 @@ export function chatRequestBody({
       parallel_tool_calls: true,
     }),
   };
+}
+
+/**
+ * Leaves out assistant items with neither text nor tool calls. Older logs can hold one (an empty
+ * answer logged before the loop refused them); sent, it becomes `content: null` without
+ * `tool_calls`, which OpenAI rejects with a 400, so one empty answer would poison the session.
+ */
+function sendableItems(items: readonly Item[]): readonly Item[] {
+  const sendable = items.filter(
+    (item) =>
+      item.kind !== 'assistant' ||
+      (item.text !== undefined && item.text !== '') ||
+      (item.toolCalls !== undefined && item.toolCalls.length > 0),
+  );
+  return sendable.length === items.length ? items : sendable;
 }

@@ -1,4 +1,5 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { describeThrownText } from '../errors/describe-thrown.js';
 import { ModelError } from '../errors/model-error.js';
 
 /** How OpenAI and compatible servers (vLLM, llama.cpp, LiteLLM, ...) word a context overflow. */
@@ -23,6 +24,17 @@ export function classifyModelError(
   error: unknown,
   { signal }: { signal?: AbortSignal } = {},
 ): ModelError {
+  try {
+    return classify(error, signal);
+  } catch {
+    // A hostile thrown value (a Proxy that throws on `instanceof`): describe it, never rethrow.
+    return new ModelError('unknown', `The model call failed: ${describeThrownText(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+function classify(error: unknown, signal: AbortSignal | undefined): ModelError {
   if (ModelError.isInstance(error)) return error;
   if (signal?.aborted === true || isA(error, APIUserAbortError) || isAbortError(error)) {
     return new ModelError('aborted', 'The model request was aborted.', { cause: error });
@@ -168,7 +180,7 @@ function isSocketError(error: unknown): boolean {
 }
 
 function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
+  if (!(error instanceof Error)) return describeThrownText(error);
   const cause: unknown = error.cause;
   return cause instanceof Error && cause.message !== error.message
     ? `${error.message} (${cause.message})`

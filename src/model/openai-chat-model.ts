@@ -7,6 +7,7 @@ import { classifyModelError } from './classify-error.js';
 import { IdleTimeout } from './idle-timeout.js';
 import { readCompletion } from './read-completion.js';
 import { readStream } from './read-stream.js';
+import { retryRequests } from './retry-requests.js';
 import type { ModelAdapter, ModelRequest, ModelResponse } from './types.js';
 
 export interface OpenAIChatModelOptions {
@@ -19,10 +20,16 @@ export interface OpenAIChatModelOptions {
   /** Stream the answer and report text deltas through `onTextDelta` (default false). */
   readonly stream?: boolean;
   /**
-   * Retries the SDK makes on 408/409/429/5xx, timeouts and connection errors, honouring
-   * `retry-after` (default 2; with a given `client`, that client's own setting).
+   * Retries on 408/409/429/5xx, timeouts and connection errors, honouring `retry-after` (default
+   * 2; with a given `client`, that client's own setting). The adapter retries itself, not the SDK,
+   * so that waits are capped and end when the request is aborted.
    */
   readonly maxRetries?: number;
+  /**
+   * The longest wait before a retry (default 60 000 ms). A server asking for longer
+   * (`retry-after: 3600`) fails the request at once with `rate_limited` and `retryAfterMs`.
+   */
+  readonly maxRetryWaitMs?: number;
   /**
    * Milliseconds the SDK waits for response headers, per attempt (default: the client's, 10
    * minutes); when streaming, also the longest pause allowed between two chunks.
@@ -42,6 +49,7 @@ export function openAIChatModel({
   temperature,
   stream = false,
   maxRetries,
+  maxRetryWaitMs = 60_000,
   timeout,
 }: OpenAIChatModelOptions): ModelAdapter {
   if (typeof model !== 'string' || model === '') {
@@ -57,21 +65,38 @@ export function openAIChatModel({
       `openAIChatModel: timeout must be a whole number of milliseconds > 0 (got ${timeout}).`,
     );
   }
+  if (!(Number.isInteger(maxRetryWaitMs) && maxRetryWaitMs >= 0)) {
+    throw new ConfigError(
+      `openAIChatModel: maxRetryWaitMs must be a whole number of milliseconds >= 0 (got ${maxRetryWaitMs}).`,
+    );
+  }
   const openai = client ?? createClient({ baseURL, apiKey, maxRetries: maxRetries ?? 2 });
-  // Per-request options override the client's only where the host asked for something.
-  const requestOptions = {
-    ...(maxRetries !== undefined && { maxRetries }),
+  const retries = maxRetries ?? openai.maxRetries;
+  /** Options of one attempt: the SDK never retries (its sleep ignores the signal); we do. */
+  const attemptOptions = (retry: number, signal: AbortSignal) => ({
+    maxRetries: 0,
     ...(timeout !== undefined && { timeout }),
-  };
+    signal,
+    headers: { 'x-stainless-retry-count': String(retry) },
+  });
+  const createWithRetries = <T>(
+    create: (options: ReturnType<typeof attemptOptions>) => Promise<T>,
+    signal: AbortSignal,
+  ): Promise<T> =>
+    retryRequests((retry) => create(attemptOptions(retry, signal)), {
+      maxRetries: retries,
+      maxRetryWaitMs,
+      signal,
+    });
 
   async function generate(request: ModelRequest): Promise<ModelResponse> {
     const body = chatRequestBody({ request, model, temperature });
     const { signal } = request;
     try {
       if (!stream) {
-        const completion = await openai.chat.completions.create(
-          { ...body, stream: false },
-          { ...requestOptions, signal },
+        const completion = await createWithRetries(
+          (options) => openai.chat.completions.create({ ...body, stream: false }, options),
+          signal,
         );
         return readCompletion({ completion, model });
       }
@@ -92,9 +117,13 @@ export function openAIChatModel({
     const signal =
       idle === undefined ? request.signal : AbortSignal.any([request.signal, idle.signal]);
     try {
-      const chunks = await openai.chat.completions.create(
-        { ...body, stream: true, stream_options: { include_usage: true } },
-        { ...requestOptions, signal },
+      const chunks = await createWithRetries(
+        (options) =>
+          openai.chat.completions.create(
+            { ...body, stream: true, stream_options: { include_usage: true } },
+            options,
+          ),
+        signal,
       );
       // From here on the SDK's timeout no longer applies: guard the gaps between chunks.
       idle?.touch();

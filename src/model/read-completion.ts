@@ -84,12 +84,26 @@ export function reasoningContentOf(value: object): string {
   return typeof reasoning === 'string' ? reasoning : '';
 }
 
+/**
+ * The usage block, or none when it is not the numbers it should be: some compatible servers send
+ * `usage: {}` or string counts. Such an answer is still good; only its usage report is dropped.
+ */
 function usageOf(usage: CompletionUsage | null | undefined): ModelUsage | undefined {
-  if (usage === null || usage === undefined) return undefined;
-  const cachedTokens = usage.prompt_tokens_details?.cached_tokens;
+  if (typeof usage !== 'object' || usage === null) return undefined;
+  const { prompt_tokens: promptTokens, completion_tokens: completionTokens } = usage;
+  if (!isCount(promptTokens) || !isCount(completionTokens)) return undefined;
+  const details: unknown = usage.prompt_tokens_details;
+  const cachedTokens =
+    typeof details === 'object' && details !== null
+      ? (details as { cached_tokens?: unknown }).cached_tokens
+      : undefined;
   return {
-    promptTokens: usage.prompt_tokens,
-    completionTokens: usage.completion_tokens,
-    ...(typeof cachedTokens === 'number' && { cachedTokens }),
+    promptTokens,
+    completionTokens,
+    ...(isCount(cachedTokens) && { cachedTokens }),
   };
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }

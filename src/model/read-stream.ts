@@ -11,6 +11,25 @@ interface PartialToolCall {
 }
 
 /**
+ * The call a tool-call delta continues. Deltas carry an `index`; some compatible servers leave
+ * it out, and then a delta with a new id starts the next call and one without continues the last.
+ */
+function callFor(
+  calls: PartialToolCall[],
+  delta: { index?: number | null; id?: string | null },
+): PartialToolCall {
+  let index = delta.index;
+  if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) {
+    const last = calls.length - 1;
+    const startsNew =
+      last < 0 || (typeof delta.id === 'string' && delta.id !== '' && delta.id !== calls[last]?.id);
+    index = startsNew ? calls.length : last;
+  }
+  calls[index] ??= { id: '', name: '', arguments: '' };
+  return calls[index] as PartialToolCall;
+}
+
+/**
  * Accumulates a streamed Chat Completions answer: text and reasoning deltas, tool-call deltas
  * by index, the finish reason and the final usage chunk. Text deltas go to `onTextDelta` as
  * they arrive.
@@ -49,8 +68,7 @@ export async function readStream({
       }
       reasoning += reasoningContentOf(delta);
       for (const callDelta of delta.tool_calls ?? []) {
-        calls[callDelta.index] ??= { id: '', name: '', arguments: '' };
-        const call = calls[callDelta.index] as PartialToolCall;
+        const call = callFor(calls, callDelta);
         if (callDelta.id) call.id = callDelta.id;
         // The name arrives whole in its first delta; later deltas only carry arguments.
         if (callDelta.function?.name && call.name === '') call.name = callDelta.function.name;

@@ -1,3 +1,6 @@
+import { ConcurrencyError } from '../errors/concurrency-error.js';
+import { describeThrownText } from '../errors/describe-thrown.js';
+import { LoopkeeperError } from '../errors/loopkeeper-error.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import { StoreError } from '../errors/store-error.js';
 import type { NewSessionEvent, SessionEvent } from '../log/events.js';
@@ -6,8 +9,9 @@ import type { SessionStore } from '../log/store.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter, TokenEncoding } from '../tokens/types.js';
 import { checkItem } from '../transcript/check-item.js';
-import { createItemId } from '../transcript/ids.js';
-import type { Item, ToolResultItem } from '../transcript/types.js';
+import type { Item } from '../transcript/types.js';
+import { applyCheckedLogEvent } from './checked-log-event.js';
+import { closingEvents, interruptedRunFinished } from './closing-events.js';
 import { ProtocolTracker } from './protocol-tracker.js';
 
 export interface LoopSessionOptions {
@@ -32,7 +36,8 @@ export class LoopSession {
   #opened: Promise<void> | undefined;
   #writes: Promise<unknown> = Promise.resolve();
   #activeRunId: string | null = null;
-  readonly #startedRuns = new Set<string>();
+  /** Runs of this loop whose `run-started` is in the log and whose `run-finished` is not yet. */
+  readonly #loggedRuns = new Set<string>();
   #unclosedRun: { runId: string; finished: NewSessionEvent; openCallMessage: string } | undefined;
   #tokenTotal = 0;
   #countedItems = 0;
@@ -99,52 +104,43 @@ export class LoopSession {
   async #load(): Promise<void> {
     let openRun: string | null = null;
     for await (const event of this.store.read(this.sessionId)) {
-      this.#projection.apply(event);
-      if (event.type === 'run-started') {
-        this.#runs += 1;
-        openRun = event.runId;
-      } else if (event.type === 'run-finished') {
-        openRun = null;
-      }
+      this.#applyChecked(event);
+      if (event.type === 'run-started') openRun = event.runId;
+      else if (event.type === 'run-finished') openRun = null;
     }
-    this.#tracker.reset(this.#projection.items);
     if (openRun !== null) await this.#recoverInterruptedRun(openRun);
   }
 
-  async #recoverInterruptedRun(runId: string): Promise<void> {
-    const answers = this.#syntheticResults(
-      'The run was interrupted (the process stopped) before this tool call was answered.',
-    );
-    const events: NewSessionEvent[] = [];
-    if (answers.length > 0) events.push({ type: 'items-appended', runId, items: answers });
-    events.push({
-      type: 'run-finished',
-      runId,
-      outcome: 'failed',
-      steps: 0,
-      error: {
-        name: 'StoreError',
-        code: 'interrupted',
-        message: 'The run was interrupted and closed when the session was reopened',
-      },
+  /** Applies an event read from the log (on open, or catching up), checked against the protocol. */
+  #applyChecked(event: SessionEvent): void {
+    const { sessionId } = this;
+    applyCheckedLogEvent({
+      event,
+      projection: this.#projection,
+      tracker: this.#tracker,
+      sessionId,
     });
-    await this.#write(events);
+    if (event.type === 'run-started') this.#runs += 1;
   }
 
-  #syntheticResults(message: string): ToolResultItem[] {
-    return this.#tracker.pendingCalls.map((call) => ({
-      kind: 'toolResult',
-      id: createItemId('result'),
-      callId: call.id,
-      toolName: call.name,
-      content: `[loopkeeper] ${message}`,
-      isError: true,
-    }));
+  /** Reads what other writers appended since our last seq, checked like a fresh open. */
+  async #catchUp(): Promise<void> {
+    for await (const event of this.store.read(this.sessionId, { fromSeq: this.lastSeq + 1 })) {
+      this.#applyChecked(event);
+    }
+  }
+
+  async #recoverInterruptedRun(runId: string): Promise<void> {
+    const openCallMessage =
+      'The run was interrupted (the process stopped) before this tool call was answered.';
+    const finished = interruptedRunFinished(runId);
+    await this.#write(
+      closingEvents({ runId, openCalls: this.pendingToolCalls, openCallMessage, finished }),
+    );
   }
 
   beginRun(runId: string): void {
     this.#activeRunId = runId;
-    this.#startedRuns.add(runId);
   }
 
   /**
@@ -186,11 +182,14 @@ export class LoopSession {
     finished: NewSessionEvent,
     openCallMessage: string,
   ): Promise<void> {
-    const started = this.#startedRuns.delete(runId);
     if (this.#activeRunId === runId) this.#activeRunId = null;
-    // A run refused before it started (invalid input) wrote nothing and writes nothing now.
-    if (!started) return;
-    this.#unclosedRun = { runId, finished, openCallMessage };
+    // Decided in the write queue, after any in-flight write of this run: a run whose
+    // `run-started` was never written (refused input, or aborted before its first write) writes
+    // nothing now, and one whose first write landed is always closed.
+    await this.#enqueue(async () => {
+      if (!this.#loggedRuns.delete(runId)) return;
+      this.#unclosedRun = { runId, finished, openCallMessage };
+    });
     await this.closeUnclosedRun();
   }
 
@@ -202,13 +201,7 @@ export class LoopSession {
     await this.#enqueue(async () => {
       const unclosed = this.#unclosedRun;
       if (unclosed === undefined) return;
-      const events: NewSessionEvent[] = [];
-      const answers = this.#syntheticResults(unclosed.openCallMessage);
-      if (answers.length > 0) {
-        events.push({ type: 'items-appended', runId: unclosed.runId, items: answers });
-      }
-      events.push(unclosed.finished);
-      await this.#appendNow(events);
+      await this.#appendNow(closingEvents({ ...unclosed, openCalls: this.pendingToolCalls }));
       this.#unclosedRun = undefined;
     });
   }
@@ -240,12 +233,8 @@ export class LoopSession {
       checkItem(item, this.items.length + offset),
     );
     if (malformed.length > 0) throw new ProtocolError(malformed);
-    const problem = this.#tracker.check(appended);
-    if (problem !== null) {
-      throw new ProtocolError([
-        { index: this.items.length, kind: 'invalid_item', message: problem },
-      ]);
-    }
+    const problem = this.#tracker.check(appended, this.items.length);
+    if (problem !== null) throw new ProtocolError([problem]);
   }
 
   #write(events: readonly NewSessionEvent[]): Promise<void> {
@@ -262,19 +251,43 @@ export class LoopSession {
     this.#checkProtocol(events);
     let written: readonly SessionEvent[];
     try {
-      written = await this.store.append(this.sessionId, events, {
+      written = await this.#storeAppend(events);
+    } catch (error) {
+      if (!ConcurrencyError.isInstance(error)) throw error;
+      // Another writer (a second loop on this session) appended first: catch up and try once
+      // more. A replacement was built from the history we had, so it is not retried blindly.
+      await this.#catchUp();
+      if (events.some((event) => event.type === 'transcript-replaced')) throw error;
+      this.#checkProtocol(events);
+      written = await this.#storeAppend(events);
+    }
+    this.#applyWritten(written);
+  }
+
+  async #storeAppend(events: readonly NewSessionEvent[]): Promise<readonly SessionEvent[]> {
+    try {
+      return await this.store.append(this.sessionId, events, {
         expectedSeq: this.#projection.lastSeq,
       });
     } catch (error) {
-      if (error instanceof Error && 'code' in error) throw error;
-      throw new StoreError(`Appending to session ${this.sessionId} failed: ${String(error)}`, {
+      // Only our own errors pass as they are: a raw fs error (ENOSPC) has a `code` too.
+      if (LoopkeeperError.isInstance(error)) throw error;
+      const detail = describeThrownText(error);
+      throw new StoreError(`Appending to session ${this.sessionId} failed: ${detail}`, {
         cause: error,
       });
     }
+  }
+
+  /** Applies events this session wrote; they were checked before the append. */
+  #applyWritten(written: readonly SessionEvent[]): void {
     const epochBefore = this.#projection.replacements;
     for (const event of written) {
       this.#projection.apply(event);
-      if (event.type === 'run-started') this.#runs += 1;
+      if (event.type === 'run-started') {
+        this.#runs += 1;
+        this.#loggedRuns.add(event.runId);
+      }
       if (event.type === 'items-appended') this.#tracker.observe(event.items);
     }
     if (this.#projection.replacements !== epochBefore) this.#tracker.reset(this.#projection.items);

@@ -1,17 +1,25 @@
-import type { Item, ToolCall } from '../transcript/types.js';
+import type { Item, ProtocolProblem, ToolCall } from '../transcript/types.js';
 
 /**
  * Follows the tool-call protocol incrementally as items are appended, so checking that the next
- * request is valid costs O(new items) instead of a full validation of the session.
+ * request is valid costs O(new items) instead of a full validation of the session. Calls still
+ * open at the end are allowed (a run in progress); everything else `validateTranscript` would
+ * call a protocol break is refused: results without an open call, a second result for a call,
+ * an item between a call and its result, a reused call id.
  */
 export class ProtocolTracker {
   #seenCallIds = new Set<string>();
+  #answered = new Set<string>();
   #pending = new Map<string, ToolCall>();
 
-  reset(items: readonly Item[]): void {
+  /** Forgets everything and follows `items` from scratch; returns their first break, or null. */
+  reset(items: readonly Item[]): ProtocolProblem | null {
     this.#seenCallIds.clear();
+    this.#answered.clear();
     this.#pending.clear();
+    const problem = this.check(items);
     this.observe(items);
+    return problem;
   }
 
   /** Calls of the latest assistant item that have no result yet, in call order. */
@@ -23,24 +31,48 @@ export class ProtocolTracker {
     return this.#seenCallIds.has(id);
   }
 
-  /** Returns a description of the first protocol break the items would cause, or null. */
-  check(items: readonly Item[]): string | null {
+  /**
+   * The first protocol break `items` would cause if appended now, or null. `startIndex` is the
+   * position of the first of them in the effective history, for the problem's `index`.
+   */
+  check(items: readonly Item[], startIndex = 0): ProtocolProblem | null {
     const pending = new Map(this.#pending);
     const seen = new Set<string>();
-    for (const item of items) {
+    const answered = new Set<string>();
+    for (const [offset, item] of items.entries()) {
+      const at = { index: startIndex + offset, id: item.id };
       if (item.kind === 'toolResult') {
-        if (!pending.delete(item.callId))
-          return `tool result ${item.id} answers no open call (${item.callId})`;
-        continue;
-      }
-      if (pending.size > 0) return `item ${item.id} comes before every open tool call is answered`;
-      if (item.kind === 'assistant') {
-        for (const call of item.toolCalls ?? []) {
-          if (this.#seenCallIds.has(call.id) || seen.has(call.id))
-            return `tool call id ${call.id} is not unique`;
-          seen.add(call.id);
-          pending.set(call.id, call);
+        if (pending.delete(item.callId)) {
+          answered.add(item.callId);
+          continue;
         }
+        const again = this.#answered.has(item.callId) || answered.has(item.callId);
+        return {
+          ...at,
+          kind: again ? 'duplicate_result' : 'orphan_result',
+          message: again
+            ? `tool result ${item.id} answers call ${item.callId} a second time`
+            : `tool result ${item.id} answers no open call (${item.callId})`,
+        };
+      }
+      if (pending.size > 0) {
+        return {
+          ...at,
+          kind: 'result_out_of_order',
+          message: `item ${item.id} comes before every open tool call (${[...pending.keys()].join(', ')}) is answered`,
+        };
+      }
+      if (item.kind !== 'assistant') continue;
+      for (const call of item.toolCalls ?? []) {
+        if (this.#seenCallIds.has(call.id) || seen.has(call.id)) {
+          return {
+            ...at,
+            kind: 'duplicate_call_id',
+            message: `tool call id ${call.id} is not unique`,
+          };
+        }
+        seen.add(call.id);
+        pending.set(call.id, call);
       }
     }
     return null;
@@ -49,7 +81,7 @@ export class ProtocolTracker {
   observe(items: readonly Item[]): void {
     for (const item of items) {
       if (item.kind === 'toolResult') {
-        this.#pending.delete(item.callId);
+        if (this.#pending.delete(item.callId)) this.#answered.add(item.callId);
       } else if (item.kind === 'assistant') {
         for (const call of item.toolCalls ?? []) {
           this.#seenCallIds.add(call.id);

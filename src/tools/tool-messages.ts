@@ -1,3 +1,5 @@
+import { describeThrownText } from '../errors/describe-thrown.js';
+
 /**
  * The texts a model reads when a tool call could not produce output. Each says what went wrong
  * and what the model can do about it, because the model is the one who has to recover. Each
@@ -22,7 +24,7 @@ export function invalidArgumentsMessage(options: {
 }
 
 export function toolFailedMessage(options: { toolName: string; error: unknown }): string {
-  return `Error: Tool "${options.toolName}" failed: ${describeError(options.error)}`;
+  return `Error: Tool "${options.toolName}" failed: ${describeThrownText(options.error)}`;
 }
 
 export function toolTimedOutMessage(options: { toolName: string; timeoutMs: number }): string {
@@ -31,19 +33,4 @@ export function toolTimedOutMessage(options: { toolName: string; timeoutMs: numb
 
 export function toolAbortedMessage(options: { toolName: string }): string {
   return `Error: Tool "${options.toolName}" was aborted: the run was cancelled before the tool finished, so there is no output.`;
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof Error) {
-    const message = error.message === '' ? '(no message)' : error.message;
-    return error.name === 'Error' ? message : `${error.name}: ${message}`;
-  }
-  if (typeof error === 'string') {
-    return error;
-  }
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
 }

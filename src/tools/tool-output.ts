@@ -1,3 +1,5 @@
+import { describeThrown } from '../errors/describe-thrown.js';
+
 export type ToolOutput =
   | { readonly ok: true; readonly content: string }
   | { readonly ok: false; readonly message: string };
@@ -19,7 +21,7 @@ export function encodeToolOutput(options: { toolName: string; output: unknown })
     // JSON.stringify yields undefined for functions and symbols: nothing the model could read.
     return { ok: true, content: JSON.stringify(output) ?? '' };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = describeThrown(error).message;
     return {
       ok: false,
       message: `Tool "${toolName}" returned a value that cannot be encoded as JSON (${reason}).`,

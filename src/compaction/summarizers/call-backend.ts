@@ -1,5 +1,6 @@
 import { AbortedError } from '../../errors/aborted-error.js';
 import { CompactionError } from '../../errors/compaction-error.js';
+import { describeThrown } from '../../errors/describe-thrown.js';
 import type { Item } from '../../transcript/types.js';
 import { validateSummaryText } from '../summary.js';
 import type { CompactionBackend, SummaryResult } from '../types.js';
@@ -36,7 +37,7 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return describeThrown(error).message;
 }
 
 /**

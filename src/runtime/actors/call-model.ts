@@ -1,6 +1,8 @@
 import { fromPromise } from 'xstate';
 import type { CallModelInput, CallModelOutput } from '../../../machines/agent-loop.types.js';
 import type { NewSessionEvent } from '../../log/events.js';
+import { classifyModelError } from '../../model/classify-error.js';
+import type { ModelAdapter, ModelRequest, ModelResponse } from '../../model/types.js';
 import type { TelemetryEvent } from '../telemetry-events.js';
 import { forward, type LoopActorContext } from './loop-actor-context.js';
 import { toAssistantItem } from './to-assistant-item.js';
@@ -22,7 +24,7 @@ export function callModelActor({ session, model, instructions, specs }: LoopActo
       estimatedPromptTokens: estimate,
     });
     const started = performance.now();
-    const response = await model.generate({
+    const response = await generateTyped(model, {
       ...(instructions === undefined ? {} : { instructions }),
       transcript,
       tools: specs,
@@ -65,4 +67,13 @@ export function callModelActor({ session, model, instructions, specs }: LoopActo
       durationMs,
     };
   });
+}
+
+/** A custom adapter may throw anything: classify it, so the run ends with a `model_*` code. */
+async function generateTyped(model: ModelAdapter, request: ModelRequest): Promise<ModelResponse> {
+  try {
+    return await model.generate(request);
+  } catch (error) {
+    throw classifyModelError(error, { signal: request.signal });
+  }
 }

@@ -1,6 +1,8 @@
 import { fromPromise } from 'xstate';
 import type { CheckBudgetInput, CheckBudgetOutput } from '../../../machines/agent-loop.types.js';
+import { CompactionError } from '../../errors/compaction-error.js';
 import type { LoopActorContext } from './loop-actor-context.js';
+import { withTypedFailures } from './typed-failure.js';
 
 /** Asks the compactor's trigger whether the next request is over budget. */
 export function checkBudgetActor({ session, compactor }: LoopActorContext) {
@@ -8,12 +10,20 @@ export function checkBudgetActor({ session, compactor }: LoopActorContext) {
     const tokens = await session.tokens();
     if (compactor === undefined)
       return { over: false, tokens: session.estimateTokens(tokens), basis: 'estimate' };
-    const decision = compactor.evaluate({
-      transcript: session.items,
-      tokens,
-      estimatedTokens: session.estimateTokens(tokens),
-      ...(session.reported === undefined ? {} : { reported: session.reported }),
-    });
+    const decision = await withTypedFailures(
+      async () =>
+        compactor.evaluate({
+          transcript: session.items,
+          tokens,
+          estimatedTokens: session.estimateTokens(tokens),
+          ...(session.reported === undefined ? {} : { reported: session.reported }),
+        }),
+      (description, cause) =>
+        new CompactionError(`The compaction trigger failed: ${description}`, {
+          cause,
+          code: 'trigger_failed',
+        }),
+    );
     return { over: decision.fire, tokens: decision.tokens, basis: decision.basis };
   });
 }

@@ -1,8 +1,10 @@
 import { fromPromise } from 'xstate';
 import type { CompactInput, CompactOutput } from '../../../machines/agent-loop.types.js';
+import { CompactionError } from '../../errors/compaction-error.js';
 import { MutatorError } from '../../errors/mutator-error.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
 import { type LoopActorContext, recordReplacement } from './loop-actor-context.js';
+import { withTypedFailures } from './typed-failure.js';
 
 /** The tiered compaction; a result that breaks the protocol is reported, never logged. */
 export function compactActor({ session, compactor }: LoopActorContext) {
@@ -11,14 +13,19 @@ export function compactActor({ session, compactor }: LoopActorContext) {
     const tokens = await session.tokens();
     const previous = session.items;
     const started = performance.now();
-    const outcome = await compactor.compact({
-      transcript: previous,
-      tokens,
-      reason: input.reason,
-      signal,
-      originalOf: (item) => session.originalOf(item),
-      ...(session.reported === undefined ? {} : { reported: session.reported }),
-    });
+    const outcome = await withTypedFailures(
+      () =>
+        compactor.compact({
+          transcript: previous,
+          tokens,
+          reason: input.reason,
+          signal,
+          originalOf: (item) => session.originalOf(item),
+          ...(session.reported === undefined ? {} : { reported: session.reported }),
+        }),
+      (description, cause) =>
+        new CompactionError(`The compaction failed: ${description}`, { cause }),
+    );
     const durationMs = performance.now() - started;
     const base = {
       tier: outcome.tier,

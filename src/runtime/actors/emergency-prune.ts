@@ -1,8 +1,10 @@
 import { fromPromise } from 'xstate';
 import type { CompactInput, EmergencyPruneOutput } from '../../../machines/agent-loop.types.js';
+import { CompactionError } from '../../errors/compaction-error.js';
 import { MutatorError } from '../../errors/mutator-error.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
 import { type LoopActorContext, recordReplacement } from './loop-actor-context.js';
+import { withTypedFailures } from './typed-failure.js';
 
 /**
  * Says which part of what every request must hold (the summary and the latest turn, besides
@@ -29,13 +31,21 @@ export function emergencyPruneActor({ session, compactor }: LoopActorContext) {
     if (compactor === undefined) throw new MutatorError('No compactor is configured');
     const tokens = await session.tokens();
     const previous = session.items;
-    const outcome = await compactor.emergencyPrune({
-      transcript: previous,
-      tokens,
-      reason: input.reason,
-      signal,
-      originalOf: (item) => session.originalOf(item),
-    });
+    const outcome = await withTypedFailures(
+      () =>
+        compactor.emergencyPrune({
+          transcript: previous,
+          tokens,
+          reason: input.reason,
+          signal,
+          originalOf: (item) => session.originalOf(item),
+        }),
+      (description, cause) =>
+        new CompactionError(`The emergency prune failed: ${description}`, {
+          cause,
+          code: 'emergency_prune_failed',
+        }),
+    );
     const base = {
       tokensBefore: outcome.tokensBefore,
       tokensAfter: outcome.tokensAfter,

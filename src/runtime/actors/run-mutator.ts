@@ -4,6 +4,7 @@ import { MutatorError } from '../../errors/mutator-error.js';
 import type { ProtocolProblem } from '../../transcript/types.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
 import { type LoopActorContext, recordReplacement } from './loop-actor-context.js';
+import { withTypedFailures } from './typed-failure.js';
 
 /** Runs one host mutator; a changed transcript is validated before it is logged. */
 export function runMutatorActor({ session, mutators }: LoopActorContext) {
@@ -12,13 +13,18 @@ export function runMutatorActor({ session, mutators }: LoopActorContext) {
     if (mutator === undefined) throw new MutatorError(`No mutator named "${input.mutator}"`);
     const previous = session.items;
     const tokens = await session.tokens();
-    const output = await mutator.mutate({
-      transcript: previous,
-      tokens,
-      point: input.point,
-      signal,
-      ...(session.reported === undefined ? {} : { reported: session.reported }),
-    });
+    const output = await withTypedFailures(
+      async () =>
+        mutator.mutate({
+          transcript: previous,
+          tokens,
+          point: input.point,
+          signal,
+          ...(session.reported === undefined ? {} : { reported: session.reported }),
+        }),
+      (description, cause) =>
+        new MutatorError(`The mutator "${mutator.name}" failed: ${description}`, { cause }),
+    );
     if (!output.dirty) return { dirty: false, valid: true, metadata: output.metadata ?? {} };
     const problems = validateTranscript(output.transcript);
     if (problems.length > 0) {

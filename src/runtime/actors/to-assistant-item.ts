@@ -10,6 +10,7 @@ import type { LoopSession } from '../loop-session.js';
  */
 export function toAssistantItem(response: ModelResponse, session: LoopSession): AssistantItem {
   assertWellFormedResponse(response);
+  assertNotEmpty(response);
   const used = new Set<string>();
   const toolCalls = (response.toolCalls ?? []).map((call) => {
     const id =
@@ -28,6 +29,24 @@ export function toAssistantItem(response: ModelResponse, session: LoopSession): 
       : { reasoning: response.reasoning }),
     ...(toolCalls.length === 0 ? {} : { toolCalls }),
   };
+}
+
+/**
+ * Refuses an answer with neither text nor tool calls (the output limit hit before any text, or a
+ * content filter). Logged, it would become an assistant message with `content: null`, which
+ * OpenAI rejects with a 400 on every later request: the run fails instead and logs nothing.
+ */
+function assertNotEmpty(response: ModelResponse): void {
+  const text = (response as { text?: unknown }).text;
+  const calls = (response as { toolCalls?: unknown }).toolCalls;
+  if ((typeof text === 'string' && text !== '') || (Array.isArray(calls) && calls.length > 0)) {
+    return;
+  }
+  const reason = response.finishReason ?? 'unknown';
+  throw new ModelError(
+    'empty_answer',
+    `The model answered with neither text nor tool calls (finish_reason: ${reason}); the answer was not logged.`,
+  );
 }
 
 /** Refuses a malformed answer (as sloppy compatible servers send) before it can reach the log. */

@@ -1,0 +1,80 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/errors/config-error.js';
+import { ModelError } from '../../src/errors/model-error.js';
+import { type OpenAIChatModelOptions, openAIChatModel } from '../../src/model/openai-chat-model.js';
+import type { ModelRequest } from '../../src/model/types.js';
+import {
+  type FakeOpenAIServer,
+  fakeFaults,
+  startFakeOpenAIServer,
+} from '../../src/testing/index.js';
+
+let server: FakeOpenAIServer;
+beforeEach(async () => {
+  server = await startFakeOpenAIServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+function model(options: Partial<OpenAIChatModelOptions> = {}) {
+  return openAIChatModel({
+    baseURL: server.url,
+    apiKey: 'test-key',
+    model: 'gpt-test',
+    ...options,
+  });
+}
+
+function request(signal = new AbortController().signal): ModelRequest {
+  return { transcript: [{ kind: 'user', id: 'u1', content: 'Hello?' }], tools: [], signal };
+}
+
+async function failure(promise: Promise<unknown>): Promise<ModelError> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  if (!ModelError.isInstance(error)) throw new Error(`expected a ModelError, got ${String(error)}`);
+  return error;
+}
+
+describe('openAIChatModel retry waits', () => {
+  it('fails at once with rate_limited when retry-after is longer than maxRetryWaitMs', async () => {
+    server.enqueue(fakeFaults.rateLimited({ retryAfterSeconds: 3600 }), { text: 'never sent' });
+    const started = performance.now();
+    const error = await failure(model({ maxRetries: 2 }).generate(request()));
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(error).toMatchObject({
+      kind: 'rate_limited',
+      status: 429,
+      retryable: true,
+      retryAfterMs: 3_600_000,
+    });
+    expect(error.message).toMatch(/3600 s/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('honours a configured cap', async () => {
+    server.enqueue(fakeFaults.rateLimited({ retryAfterSeconds: 0.2 }), { text: 'never sent' });
+    const error = await failure(model({ maxRetries: 2, maxRetryWaitMs: 100 }).generate(request()));
+    expect(error).toMatchObject({ kind: 'rate_limited', retryAfterMs: 200 });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('ends a retry wait as soon as the request is aborted', async () => {
+    server.enqueue(fakeFaults.rateLimited({ retryAfterSeconds: 30 }), { text: 'never sent' });
+    const controller = new AbortController();
+    const started = performance.now();
+    const pending = failure(model({ maxRetries: 2 }).generate(request(controller.signal)));
+    setTimeout(() => controller.abort(), 50);
+    const error = await pending;
+    expect(performance.now() - started).toBeLessThan(1500);
+    expect(error.kind).toBe('aborted');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('refuses a maxRetryWaitMs that is not a whole number >= 0', () => {
+    expect(() => model({ maxRetryWaitMs: -1 })).toThrow(ConfigError);
+  });
+});
