@@ -304,6 +304,20 @@ describe('keepRecent', () => {
     expect(ids(output)).toEqual(['u2', 'a3']);
   });
 
+  it('keeps the last N non-preserved items plus every preserved one, as the seed KeepRecentStrategy', async () => {
+    const withNote: Item[] = [
+      user('u1'),
+      assistant('a1', { text: 'first' }),
+      assistant('a2', { text: 'second' }),
+      context('m', 'memory note'),
+      assistant('a3', { text: 'third' }),
+    ];
+    const { transcript: output, metadata } = await run(keepRecent({ items: 2 }), withNote);
+    // The note in the tail does not use up one of the two: a2 and a3 stay, u1 as the request.
+    expect(ids(output)).toEqual(['u1', 'a2', 'm', 'a3']);
+    expect(metadata).toMatchObject({ itemsRemoved: 1 });
+  });
+
   it('keeps preserved kinds wherever they are', async () => {
     const { transcript: output } = await run(
       keepRecent({ items: 0, preserve: ['context', 'user'] }),
