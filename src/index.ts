@@ -34,6 +34,7 @@ export {
   createCompactor,
   createSummaryItem,
   DEFAULT_SUMMARY_PROMPT,
+  type DropFailedToolResultsOptions,
   type DropReasoningOptions,
   defaultToolOutputPlaceholder,
   dropFailedToolResults,

@@ -17,7 +17,10 @@ export {
   type ToolOutputPlaceholder,
 } from './helpers/tool-output-placeholder.js';
 export { type PipelineStep, pipeline } from './pipeline.js';
-export { dropFailedToolResults } from './strategies/drop-failed-tool-results.js';
+export {
+  type DropFailedToolResultsOptions,
+  dropFailedToolResults,
+} from './strategies/drop-failed-tool-results.js';
 export { type DropReasoningOptions, dropReasoning } from './strategies/drop-reasoning.js';
 export {
   type EmergencyPruneInput as EmergencyPruneTranscriptInput,
