@@ -95,6 +95,7 @@ export {
   ConfigError,
   ContextOverflowError,
   LoopkeeperError,
+  LoopNotRunningError,
   ModelError,
   type ModelErrorKind,
   MutatorError,
@@ -188,6 +189,8 @@ export {
   type TelemetrySource,
   type ToolCallFinished,
   type ToolCallStarted,
+  type TurnRecord,
+  type TurnResult,
 } from './runtime/index.js';
 
 // Tokens.
