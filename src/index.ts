@@ -15,7 +15,9 @@ export type {
 
 // Compaction.
 export {
+  type AgentSummarizerOptions,
   type ApplyCompactionOptions,
+  agentSummarizer,
   applyCompaction,
   type CompactInput,
   type CompactionBackend,
@@ -156,6 +158,7 @@ export {
   type AgentLoopActor,
   type AgentLoopLogic,
   type AgentLoopOptions,
+  type ChildLoopEmitted,
   type CompactionFailed,
   type CompactionFinished,
   type CompactionStarted,
