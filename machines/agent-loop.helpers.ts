@@ -83,3 +83,13 @@ export function runOf(context: AgentLoopContext) {
 export function base(context: AgentLoopContext) {
   return { ...runOf(context), at: Date.now() };
 }
+
+/** The run ids asked for by queued messages, one per queued message (see `queueRunIds`). */
+export function queuedRunIds(context: AgentLoopContext): readonly (string | null)[] {
+  return context.queueRunIds ?? context.queue.map(() => null);
+}
+
+/** A sender's run id when it is a usable one; anything else lets the machine make one. */
+export function requestedRunId(runId: unknown): string | null {
+  return typeof runId === 'string' && runId.length > 0 ? runId : null;
+}

@@ -12,7 +12,9 @@ import {
   notProvided,
   outputOf,
   overflowError,
+  queuedRunIds,
   reactiveReason,
+  requestedRunId,
   runOf,
 } from './agent-loop.helpers.js';
 
@@ -103,14 +105,21 @@ export const agentLoopMachine = setup({
       context.consecutiveCompactions <= context.maxConsecutiveCompactions,
   },
   actions: {
-    enqueueMessage: assign({
-      queue: ({ context, event }) =>
-        event.type === 'user.message' ? [...context.queue, event.content] : context.queue,
-    }),
+    enqueueMessage: assign(({ context, event }) =>
+      event.type === 'user.message'
+        ? {
+            queue: [...context.queue, event.content],
+            queueRunIds: [...queuedRunIds(context), requestedRunId(event.runId)],
+          }
+        : {},
+    ),
     startRun: assign(({ context }) => ({
       message: context.queue[0] ?? null,
       queue: context.queue.slice(1),
-      runId: `${context.sessionId}:run-${context.runs + 1}-${Date.now().toString(36)}`,
+      queueRunIds: queuedRunIds(context).slice(1),
+      runId:
+        queuedRunIds(context)[0] ??
+        `${context.sessionId}:run-${context.runs + 1}-${Date.now().toString(36)}`,
       runs: context.runs + 1,
       steps: 0,
       consecutiveCompactions: 0,
@@ -212,6 +221,7 @@ export const agentLoopMachine = setup({
     mutators: input.mutators ?? [],
     compactor: input.compactor ?? null,
     queue: [],
+    queueRunIds: [],
     message: null,
     runId: null,
     runs: 0,

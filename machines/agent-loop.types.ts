@@ -33,6 +33,11 @@ export interface AgentLoopContext {
   readonly compactor: string | null;
   /** Messages sent while a run was in progress, started in order once the loop is idle. */
   readonly queue: readonly UserContent[];
+  /**
+   * The run id each queued message asked for (null: the machine makes one), index for index
+   * with `queue`. Absent in snapshots persisted before it existed.
+   */
+  readonly queueRunIds?: readonly (string | null)[];
   readonly message: UserContent | null;
   readonly runId: string | null;
   readonly runs: number;
@@ -53,7 +58,15 @@ export interface AgentLoopContext {
 }
 
 export type AgentLoopEvent =
-  | { readonly type: 'user.message'; readonly content: UserContent }
+  | {
+      readonly type: 'user.message';
+      readonly content: UserContent;
+      /**
+       * The id its run gets, chosen by the sender so it can tell its own run's events apart
+       * (`runTurn` does). Must be unique in the session; otherwise the machine makes one.
+       */
+      readonly runId?: string;
+    }
   | { readonly type: 'abort' }
   | { readonly type: 'close' }
   /** Telemetry produced inside an invoked actor (tool calls, text deltas), re-emitted as is. */

@@ -15,7 +15,9 @@ export type {
 
 // Compaction.
 export {
+  type AgentSummarizerOptions,
   type ApplyCompactionOptions,
+  agentSummarizer,
   applyCompaction,
   type CompactInput,
   type CompactionBackend,
@@ -34,6 +36,7 @@ export {
   createCompactor,
   createSummaryItem,
   DEFAULT_SUMMARY_PROMPT,
+  type DropFailedToolResultsOptions,
   type DropReasoningOptions,
   defaultToolOutputPlaceholder,
   dropFailedToolResults,
@@ -94,6 +97,7 @@ export {
   ConfigError,
   ContextOverflowError,
   LoopkeeperError,
+  LoopNotRunningError,
   ModelError,
   type ModelErrorKind,
   MutatorError,
@@ -154,6 +158,7 @@ export {
   type AgentLoopActor,
   type AgentLoopLogic,
   type AgentLoopOptions,
+  type ChildLoopEmitted,
   type CompactionFailed,
   type CompactionFinished,
   type CompactionStarted,
@@ -187,6 +192,8 @@ export {
   type TelemetrySource,
   type ToolCallFinished,
   type ToolCallStarted,
+  type TurnRecord,
+  type TurnResult,
 } from './runtime/index.js';
 
 // Tokens.

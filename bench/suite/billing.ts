@@ -1,7 +1,7 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import type { TokenCounter } from '../../src/tokens/types.js';
 import type { Item } from '../../src/transcript/types.js';
-import { windowBudget } from './budget.js';
+import { BENCH_OUTPUT_RESERVE, windowBudget } from './budget.js';
 import type { LongSession } from './long-session.js';
 import { LoopkeeperDriver } from './loopkeeper-driver.js';
 import { markdownTable, type ReportSection } from './markdown.js';
@@ -138,7 +138,7 @@ async function strategies({
     },
     {
       name: '**loopkeeper** trigger + hysteresis',
-      how: `\`createCompactor\` + \`contextWindowTrigger({window: ${formatCount(WINDOW)}})\`: compact at the line, down to the target`,
+      how: `\`createCompactor\` + \`contextWindowTrigger({window: ${formatCount(WINDOW)}, outputReserve: ${formatCount(BENCH_OUTPUT_RESERVE)}})\`: compact at the line, down to the target`,
       async next(stepItems) {
         await driver.step(stepItems);
         return [...driver.requestItems];

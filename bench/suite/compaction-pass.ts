@@ -7,7 +7,7 @@ import { contextWindowTrigger } from '../../src/compaction/triggers/context-wind
 import type { TokenCounter } from '../../src/tokens/types.js';
 import type { Item } from '../../src/transcript/types.js';
 import { validateTranscript } from '../../src/transcript/validate-transcript.js';
-import { type WindowBudget, windowBudget } from './budget.js';
+import { BENCH_OUTPUT_RESERVE, type WindowBudget, windowBudget } from './budget.js';
 import type { LongSession } from './long-session.js';
 import { markdownTable, type ReportSection } from './markdown.js';
 import type { BenchScale } from './options.js';
@@ -49,7 +49,7 @@ function contenders({
   };
   const structural = pipeline(dropReasoning(), pruneToolResults());
   const compactor = createCompactor({
-    trigger: contextWindowTrigger({ window: WINDOW }),
+    trigger: contextWindowTrigger({ window: WINDOW, outputReserve: BENCH_OUTPUT_RESERVE }),
     backend: extractiveSummarizer(),
   });
   const model = toModelMessages(items);
@@ -184,7 +184,7 @@ export async function compactionPassBench({
   }
   return {
     title: '2. One compaction pass over the whole transcript',
-    intro: `Each contender compacts the whole transcript once, to the same budget: loopkeeper's \`contextWindowTrigger({window: ${formatCount(WINDOW)}})\` gives a line of ${formatCount(budget.line)} and a target of ${formatCount(budget.target)} tokens; the peers get the target as their limit. Tokens are counted with loopkeeper's exact o200k counter on the result mapped back to items; "protocol" is \`validateTranscript\` on that result (orphan tool results, unanswered calls). Time is the median of ${scale.repeats} runs after one warm-up run.`,
+    intro: `Each contender compacts the whole transcript once, to the same budget: loopkeeper's \`contextWindowTrigger({window: ${formatCount(WINDOW)}, outputReserve: ${formatCount(BENCH_OUTPUT_RESERVE)}})\` gives a line of ${formatCount(budget.line)} and a target of ${formatCount(budget.target)} tokens; the peers get the target as their limit. Tokens are counted with loopkeeper's exact o200k counter on the result mapped back to items; "protocol" is \`validateTranscript\` on that result (orphan tool results, unanswered calls). Time is the median of ${scale.repeats} runs after one warm-up run.`,
     body: tables.join('\n\n'),
   };
 }

@@ -9,6 +9,7 @@ import { LoopSession } from '../../src/runtime/loop-session.js';
 import type { TokenCounter } from '../../src/tokens/types.js';
 import type { Item } from '../../src/transcript/types.js';
 import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+import { BENCH_OUTPUT_RESERVE } from './budget.js';
 
 /** Where one step's time went, in milliseconds. */
 export interface StepTiming {
@@ -50,7 +51,10 @@ export class LoopkeeperDriver {
     this.#counter = options.counter;
     this.#compact = options.compact;
     this.#compactor = createCompactor({
-      trigger: contextWindowTrigger({ window: options.window }),
+      trigger: contextWindowTrigger({
+        window: options.window,
+        outputReserve: BENCH_OUTPUT_RESERVE,
+      }),
       backend: extractiveSummarizer(),
     });
   }

@@ -2,8 +2,8 @@ import { contextWindowTrigger, createCompactor, openAISummarizer } from 'loopkee
 
 export function createProductionCompactor({ apiKey }: { apiKey: string }) {
   return createCompactor({
-    // Fire above 80% of (128k - 8k reserved for the answer); aim at 60% of that line.
-    trigger: contextWindowTrigger({ window: 128_000, outputReserve: 8_192, percent: 0.8 }),
+    // Fire at 80% of (128k - 8k reserved for long answers); aim at 60% of that line.
+    trigger: contextWindowTrigger({ window: 128_000, outputReserve: 8_192, percent: 80 }),
     // Summaries come from a small, cheap model with its own limit on input.
     backend: openAISummarizer({ apiKey, model: 'gpt-4o-mini', maxInputTokens: 100_000 }),
     structural: {

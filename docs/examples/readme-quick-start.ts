@@ -29,4 +29,4 @@ loop.on('CompactionFinished', (event) =>
 );
 loop.start();
 const finished = await runTurn(loop, 'Summarize README.md');
-console.log(finished.outcome, loop.session.items.at(-1));
+console.log(finished.outcome, finished.text, finished.usage);

@@ -17,7 +17,10 @@ export {
   type ToolOutputPlaceholder,
 } from './helpers/tool-output-placeholder.js';
 export { type PipelineStep, pipeline } from './pipeline.js';
-export { dropFailedToolResults } from './strategies/drop-failed-tool-results.js';
+export {
+  type DropFailedToolResultsOptions,
+  dropFailedToolResults,
+} from './strategies/drop-failed-tool-results.js';
 export { type DropReasoningOptions, dropReasoning } from './strategies/drop-reasoning.js';
 export {
   type EmergencyPruneInput as EmergencyPruneTranscriptInput,
@@ -33,6 +36,7 @@ export {
 } from './strategies/prune-largest-tool-results.js';
 export { type PruneToolResultsOptions, pruneToolResults } from './strategies/prune-tool-results.js';
 export { type SummarizeOlderOptions, summarizeOlder } from './strategies/summarize-older.js';
+export { type AgentSummarizerOptions, agentSummarizer } from './summarizers/agent.js';
 export { summaryInputTokens } from './summarizers/chunk-input.js';
 export {
   type ExtractiveSummarizerOptions,

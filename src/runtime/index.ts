@@ -8,7 +8,7 @@ export {
 } from './create-agent-loop.js';
 export { LoopSession, type LoopSessionOptions } from './loop-session.js';
 export { machineToMermaid } from './machine-diagram.js';
-export { runTurn } from './run-turn.js';
+export { runTurn, type TurnResult } from './run-turn.js';
 export { serializeError } from './serialize-error.js';
 export type * from './telemetry-events.js';
 export { TELEMETRY_EVENT_TYPES } from './telemetry-events.js';
@@ -22,3 +22,4 @@ export {
   type TelemetryListener,
   type TelemetrySource,
 } from './telemetry-hub.js';
+export type { TurnRecord } from './turn-record.js';

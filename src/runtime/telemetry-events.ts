@@ -98,6 +98,17 @@ export interface RunFinished extends TelemetryBase {
   readonly error: SerializedError | undefined;
 }
 
+/**
+ * An event of a loop run as a child of this one, e.g. the agent summarizer's, nested under the
+ * run (and compaction) it serves. `event` is the child's own, with the child's ids.
+ */
+export interface ChildLoopEmitted extends TelemetryBase {
+  readonly type: 'ChildLoopEmitted';
+  /** What runs the child loop, e.g. the summarizer's name. */
+  readonly source: string;
+  readonly event: TelemetryEvent;
+}
+
 export type TelemetryEvent =
   | RunStarted
   | InferenceStarted
@@ -112,6 +123,7 @@ export type TelemetryEvent =
   | CompactionFinished
   | CompactionFailed
   | EmergencyPruneApplied
+  | ChildLoopEmitted
   | RunFinished;
 
 export type TelemetryEventType = TelemetryEvent['type'];
@@ -131,5 +143,6 @@ export const TELEMETRY_EVENT_TYPES = [
   'CompactionFinished',
   'CompactionFailed',
   'EmergencyPruneApplied',
+  'ChildLoopEmitted',
   'RunFinished',
 ] as const satisfies readonly TelemetryEventType[];

@@ -48,6 +48,16 @@ export const optionInputs: readonly CatalogEntry[] = [
   },
   {
     area: 'options',
+    input: 'percent written as a ratio: contextWindowTrigger({window: 128000, percent: 0.8})',
+    check: () =>
+      expectRefused(
+        () => contextWindowTrigger({ window: 128_000, percent: 0.8 }),
+        ConfigError,
+        'config',
+      ),
+  },
+  {
+    area: 'options',
     input: 'maxConsecutiveCompactions: -1',
     check: () =>
       expectRefused(

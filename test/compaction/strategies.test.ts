@@ -20,6 +20,7 @@ import { AbortedError } from '../../src/errors/aborted-error.js';
 import { ConfigError } from '../../src/errors/config-error.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import type { TokenCounter } from '../../src/tokens/types.js';
+import { toChatMessages } from '../../src/transcript/to-chat-messages.js';
 import type {
   AssistantItem,
   ContextItem,
@@ -104,6 +105,21 @@ describe('dropReasoning', () => {
     expect(metadata).toMatchObject({ itemsRemoved: 1, itemsChanged: 2 });
   });
 
+  it('optionally drops items left empty, as the seed drop_empty_items (default true)', async () => {
+    const { transcript: output, metadata } = await run(
+      dropReasoning({ dropEmpty: false }),
+      transcript,
+    );
+    expect(validateTranscript(output)).toEqual([]);
+    expect(output).toHaveLength(transcript.length);
+    // a2 held only reasoning: it stays where it was, with empty text and a fresh id.
+    expect(output[3]).toMatchObject({ kind: 'assistant', text: '' });
+    expect(output[3]).not.toHaveProperty('reasoning');
+    expect(replacedItemId(output[3] as Item)).toBe('a2');
+    expect(toChatMessages(output)[3]).toEqual({ role: 'assistant', content: '' });
+    expect(metadata).toMatchObject({ itemsRemoved: 0, itemsChanged: 3 });
+  });
+
   it('gives changed items fresh ids that remember the original', async () => {
     const { transcript: output } = await run(dropReasoning(), transcript);
     const changed = output[1] as Item;
@@ -160,6 +176,30 @@ describe('dropFailedToolResults', () => {
     expect(output[3]).toMatchObject({ kind: 'assistant', text: 'tried' });
     expect((output[3] as AssistantItem).toolCalls).toBeUndefined();
     expect(metadata).toMatchObject({ itemsRemoved: 4, itemsChanged: 2, callsRemoved: 3 });
+  });
+
+  it('optionally drops items left empty, as the seed drop_empty_items (default true)', async () => {
+    const transcript: Item[] = [
+      user('u1'),
+      assistant('a1', { calls: ['c1'] }),
+      result('r1', 'c1', 'Error: denied', true),
+      assistant('a2', { text: 'gave up' }),
+      user('u2'),
+    ];
+    const dropped = await run(dropFailedToolResults(), transcript);
+    expect(ids(dropped.transcript)).toEqual(['u1', 'a2', 'u2']);
+    const kept = await run(dropFailedToolResults({ dropEmpty: false }), transcript);
+    expect(validateTranscript(kept.transcript)).toEqual([]);
+    expect(kept.transcript.map((item) => item.kind)).toEqual([
+      'user',
+      'assistant',
+      'assistant',
+      'user',
+    ]);
+    expect(kept.transcript[1]).toMatchObject({ kind: 'assistant', text: '' });
+    expect(kept.transcript[1]).not.toHaveProperty('toolCalls');
+    expect(toChatMessages(kept.transcript)[1]).toEqual({ role: 'assistant', content: '' });
+    expect(kept.metadata).toMatchObject({ itemsRemoved: 1, itemsChanged: 1, callsRemoved: 1 });
   });
 
   it('leaves failures in the latest user turn for the model to act on', async () => {
@@ -303,6 +343,20 @@ describe('keepRecent', () => {
   it('keeps the latest user item in front of the tail when the cut falls inside its turn', async () => {
     const { transcript: output } = await run(keepRecent({ items: 1, preserve: [] }), transcript);
     expect(ids(output)).toEqual(['u2', 'a3']);
+  });
+
+  it('keeps the last N non-preserved items plus every preserved one, as the seed KeepRecentStrategy', async () => {
+    const withNote: Item[] = [
+      user('u1'),
+      assistant('a1', { text: 'first' }),
+      assistant('a2', { text: 'second' }),
+      context('m', 'memory note'),
+      assistant('a3', { text: 'third' }),
+    ];
+    const { transcript: output, metadata } = await run(keepRecent({ items: 2 }), withNote);
+    // The note in the tail does not use up one of the two: a2 and a3 stay, u1 as the request.
+    expect(ids(output)).toEqual(['u1', 'a2', 'm', 'a3']);
+    expect(metadata).toMatchObject({ itemsRemoved: 1 });
   });
 
   it('keeps preserved kinds wherever they are', async () => {

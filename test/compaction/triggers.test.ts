@@ -31,37 +31,56 @@ const transcript: Item[] = [
 ];
 
 describe('contextWindowTrigger', () => {
-  it('fires above (window - outputReserve) * percent and aims at targetRatio of that line', () => {
+  it('fires when the input tokens are >= window * percent / 100, as the seed context_window_trigger(window, percent)', () => {
     const estimate = tokens.count(transcript);
-    // Put the line exactly at the estimate: at the line it holds, one token above it fires.
-    const atLine = contextWindowTrigger({
-      window: estimate + 1_000,
-      outputReserve: 1_000,
-      percent: 1,
-    });
+    // A window whose 50 % line sits exactly at the estimate: at the line it fires.
+    const atLine = contextWindowTrigger({ window: estimate * 2, percent: 50 });
     expect(atLine.evaluate({ transcript, tokens })).toEqual({
-      fire: false,
+      fire: true,
       tokens: estimate,
       basis: 'estimate',
       budget: { maxTokens: estimate, targetTokens: Math.floor(estimate * 0.6) },
     });
-    const below = contextWindowTrigger({
-      window: estimate + 999,
-      outputReserve: 1_000,
-      percent: 1,
-    });
-    expect(below.evaluate({ transcript, tokens }).fire).toBe(true);
+    // One token under the line holds.
+    const above = contextWindowTrigger({ window: (estimate + 1) * 2, percent: 50 });
+    expect(above.evaluate({ transcript, tokens }).fire).toBe(false);
   });
 
-  it('uses the defaults: 8,192 tokens reserved, 80 % of the rest, target 60 % of the line', () => {
+  it('takes the output reserve off the window before the percent applies', () => {
+    const estimate = tokens.count(transcript);
+    const trigger = contextWindowTrigger({
+      window: estimate + 1_000,
+      outputReserve: 1_000,
+      percent: 100,
+    });
+    expect(trigger.evaluate({ transcript, tokens })).toMatchObject({
+      fire: true,
+      budget: { maxTokens: estimate },
+    });
+    const roomier = contextWindowTrigger({
+      window: estimate + 1_001,
+      outputReserve: 1_000,
+      percent: 100,
+    });
+    expect(roomier.evaluate({ transcript, tokens }).fire).toBe(false);
+  });
+
+  it('uses the defaults: no output reserve, 80 % of the window, target 60 % of the line', () => {
     const decision = contextWindowTrigger({ window: 128_000 }).evaluate({ transcript, tokens });
-    const line = Math.floor((128_000 - 8_192) * 0.8);
+    const line = Math.floor(128_000 * 0.8);
     expect(decision.budget).toEqual({ maxTokens: line, targetTokens: Math.floor(line * 0.6) });
     expect(decision.fire).toBe(false);
   });
 
+  it('works with the defaults on a 4k window', () => {
+    const trigger = contextWindowTrigger({ window: 4_096 });
+    const decision = trigger.evaluate({ transcript, tokens });
+    expect(decision.budget.maxTokens).toBe(Math.floor(4_096 * 0.8));
+    expect(decision.fire).toBe(false);
+  });
+
   it('uses reported usage plus the estimate of items added since, and says so', () => {
-    const trigger = contextWindowTrigger({ window: 10_000, outputReserve: 0, percent: 1 });
+    const trigger = contextWindowTrigger({ window: 10_000, percent: 100 });
     const addedSince =
       tokens.countItem(transcript[2] as Item) + tokens.countItem(transcript[3] as Item);
     const decision = trigger.evaluate({
@@ -73,7 +92,7 @@ describe('contextWindowTrigger', () => {
   });
 
   it('lowers the budget by what the reported request held besides items', () => {
-    const trigger = contextWindowTrigger({ window: 10_000, outputReserve: 0, percent: 1 });
+    const trigger = contextWindowTrigger({ window: 10_000, percent: 100 });
     const covered = tokens.count(transcript.slice(0, 2));
     // Instructions and tool schemas made the request 700 tokens larger than its items.
     const decision = trigger.evaluate({
@@ -98,8 +117,15 @@ describe('contextWindowTrigger', () => {
     expect(decision).toMatchObject({ basis: 'estimate', tokens: tokens.count(transcript) });
   });
 
+  it('takes percent as a percent and refuses a ratio with a message suggesting the percent', () => {
+    expect(() => contextWindowTrigger({ window: 100_000, percent: 0.8 })).toThrow(
+      /percent takes percents.*write 80 for 80%/,
+    );
+    expect(() => contextWindowTrigger({ window: 100_000, percent: 1 })).toThrow(ConfigError);
+    expect(contextWindowTrigger({ window: 100_000, percent: 80 }).name).toBe('contextWindow');
+  });
+
   it('refuses impossible options with a ConfigError', () => {
-    expect(() => contextWindowTrigger({ window: 8_000 })).toThrow(ConfigError);
     expect(() => contextWindowTrigger({ window: 8_192, outputReserve: 8_192 })).toThrow(
       ConfigError,
     );
@@ -107,7 +133,8 @@ describe('contextWindowTrigger', () => {
     expect(() => contextWindowTrigger({ window: Number.NaN })).toThrow(ConfigError);
     expect(() => contextWindowTrigger({ window: 100_000, outputReserve: -5 })).toThrow(ConfigError);
     expect(() => contextWindowTrigger({ window: 100_000, percent: 0 })).toThrow(ConfigError);
-    expect(() => contextWindowTrigger({ window: 100_000, percent: 1.2 })).toThrow(ConfigError);
+    expect(() => contextWindowTrigger({ window: 100_000, percent: 120 })).toThrow(ConfigError);
+    expect(() => contextWindowTrigger({ window: 100_000, percent: 0.8 })).toThrow(ConfigError);
     expect(() => contextWindowTrigger({ window: 100_000, percent: Number.NaN })).toThrow(
       ConfigError,
     );

@@ -1,17 +1,28 @@
 import type { Item } from '../../transcript/types.js';
-import { isEmptyAssistant } from '../helpers/assistant.js';
+import { isEmptyAssistant, keptEmptyAssistant } from '../helpers/assistant.js';
 import { deriveItem } from '../helpers/derived-item.js';
 import { changedResult, skippedResult } from '../helpers/result.js';
 import { latestTurnStart } from '../helpers/structure.js';
 import type { CompactionStrategy } from '../types.js';
 
+export interface DropFailedToolResultsOptions {
+  /**
+   * Drop an assistant item left with no text and no other calls (the seed's
+   * `drop_empty_items`). Default true, as the seed. With false it stays in place with empty
+   * text, so the turn keeps its shape and still renders as a valid chat message.
+   */
+  readonly dropEmpty?: boolean;
+}
+
 /**
  * Removes failed tool results (`isError`) together with the calls that produced them, and an
- * assistant item with nothing left (no text, no other calls). The latest user turn is never
- * touched: the model may be about to act on a failure it has just seen, and taking it away
- * would make it repeat the same call blind.
+ * assistant item with nothing left (no text, no other calls) unless `dropEmpty` is false. The
+ * latest user turn is never touched: the model may be about to act on a failure it has just
+ * seen, and taking it away would make it repeat the same call blind.
  */
-export function dropFailedToolResults(): CompactionStrategy {
+export function dropFailedToolResults({
+  dropEmpty = true,
+}: DropFailedToolResultsOptions = {}): CompactionStrategy {
   return {
     name: 'dropFailedToolResults',
     async apply({ transcript }, { tokens }) {
@@ -42,10 +53,11 @@ export function dropFailedToolResults(): CompactionStrategy {
           callsRemoved += calls.length - remaining.length;
           const { toolCalls: _replaced, ...rest } = item;
           const trimmed = remaining.length === 0 ? rest : { ...rest, toolCalls: remaining };
-          if (isEmptyAssistant(trimmed)) {
+          if (isEmptyAssistant(trimmed) && dropEmpty) {
             itemsRemoved += 1;
           } else {
-            output.push(deriveItem(item, trimmed));
+            const kept = isEmptyAssistant(trimmed) ? keptEmptyAssistant(trimmed) : trimmed;
+            output.push(deriveItem(item, kept));
             itemsChanged += 1;
           }
         } else {

@@ -1,5 +1,5 @@
 import type { AssistantItem, Item } from '../../transcript/types.js';
-import { isEmptyAssistant } from '../helpers/assistant.js';
+import { isEmptyAssistant, keptEmptyAssistant } from '../helpers/assistant.js';
 import { deriveItem } from '../helpers/derived-item.js';
 import { changedResult, skippedResult } from '../helpers/result.js';
 import { latestTurnStart } from '../helpers/structure.js';
@@ -11,15 +11,22 @@ export interface DropReasoningOptions {
    * (some providers want the reasoning of an unfinished tool loop sent back). Default true.
    */
   readonly keepLastTurn?: boolean;
+  /**
+   * Drop an assistant item left with no text and no tool calls (the seed's
+   * `drop_empty_items`). Default true, as the seed. With false it stays in place with empty
+   * text, so the turn keeps its shape and still renders as a valid chat message.
+   */
+  readonly dropEmpty?: boolean;
 }
 
 /**
  * Strips reasoning parts from assistant items. Reasoning is the cheapest thing to lose: the
  * text and tool calls it led to stay. An assistant item left with no text and no tool calls
- * is dropped.
+ * is dropped, or kept with empty text when `dropEmpty` is false.
  */
 export function dropReasoning({
   keepLastTurn = true,
+  dropEmpty = true,
 }: DropReasoningOptions = {}): CompactionStrategy {
   return {
     name: 'dropReasoning',
@@ -35,10 +42,11 @@ export function dropReasoning({
         }
         const { reasoning: _dropped, ...rest } = item;
         const stripped: AssistantItem = rest;
-        if (isEmptyAssistant(stripped)) {
+        if (isEmptyAssistant(stripped) && dropEmpty) {
           itemsRemoved += 1;
         } else {
-          output.push(deriveItem(item, stripped));
+          const kept = isEmptyAssistant(stripped) ? keptEmptyAssistant(stripped) : stripped;
+          output.push(deriveItem(item, kept));
           itemsChanged += 1;
         }
       });

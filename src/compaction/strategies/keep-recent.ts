@@ -14,7 +14,11 @@ interface KeepRecentCommon {
   readonly preserve?: readonly ItemKind[];
 }
 
-/** Keep the last `items` items, or the last `tokens` tokens (counted per item). */
+/**
+ * Keep the last `items` items that are not of a preserved kind (as the seed's
+ * `KeepRecentStrategy`: preserved items never count toward the number), or the last `tokens`
+ * tokens (counted per item, preserved items in the tail included, since they take room).
+ */
 export type KeepRecentOptions =
   | (KeepRecentCommon & { readonly items: number; readonly tokens?: undefined })
   | (KeepRecentCommon & { readonly tokens: number; readonly items?: undefined });
@@ -38,7 +42,7 @@ export function keepRecent(options: KeepRecentOptions): CompactionStrategy {
       const requestedCut =
         options.items === undefined
           ? tokenCut(transcript, (item) => tokens.countItem(item), options.tokens)
-          : Math.max(0, transcript.length - options.items);
+          : itemCut(transcript, (item) => preserved.has(item.kind), options.items);
       const cut = expandCut(spans, requestedCut);
       const latestUser = latestUserIndex(transcript);
 
@@ -94,6 +98,21 @@ function tokenCut(
     if (next > budget) break;
     used = next;
     cut -= 1;
+  }
+  return cut;
+}
+
+/** The index where the last `count` items not of a preserved kind begin. */
+function itemCut(
+  transcript: readonly Item[],
+  isPreserved: (item: Item) => boolean,
+  count: number,
+): number {
+  let cut = transcript.length;
+  let kept = 0;
+  while (cut > 0 && kept < count) {
+    cut -= 1;
+    if (!isPreserved(transcript[cut] as Item)) kept += 1;
   }
   return cut;
 }

@@ -7,24 +7,32 @@ import { measurePromptTokens } from './measure-prompt-tokens.js';
 export interface ContextWindowTriggerOptions {
   /** The model's context window in tokens. */
   readonly window: number;
-  /** Tokens kept free for the model's answer. Default 8,192. */
+  /**
+   * Tokens of the window kept free for the model's answer, taken off before `percent` applies.
+   * Default 0, as the seed design: the percent alone leaves room for the answer, and a small
+   * window works with the defaults. Set it when answers are long (say 8,192 on a 128k window).
+   */
   readonly outputReserve?: number;
-  /** Fire when the prompt exceeds this share of the window left after the reserve. Default 0.8. */
+  /**
+   * Fire when the next prompt reaches this many percent of the window (less `outputReserve`):
+   * 80 means 80%. Default 80. Values at or below 1 are refused as ratios written by mistake.
+   */
   readonly percent?: number;
-  /** Compaction aims at this share of the trigger line. Default 0.6. */
+  /** Compaction aims at this share (a ratio in (0, 1]) of the trigger line. Default 0.6. */
   readonly targetRatio?: number;
 }
 
 /**
- * Fires when the next prompt would exceed `(window - outputReserve) * percent` tokens; that
- * line is the budget's `maxTokens`, and compaction aims at `targetRatio` of it. On the
- * reported basis both are lowered by what the request holds besides items (instructions, tool
- * schemas), since strategies can only shrink the items.
+ * Fires when the next prompt reaches `(window - outputReserve) * percent / 100` tokens (at or
+ * above the line, as the seed's `context_window_trigger(window, percent)`); that line is the
+ * budget's `maxTokens`, and compaction aims at `targetRatio` of it. On the reported basis both
+ * are lowered by what the request holds besides items (instructions, tool schemas), since
+ * strategies can only shrink the items.
  */
 export function contextWindowTrigger({
   window,
-  outputReserve = 8_192,
-  percent = 0.8,
+  outputReserve = 0,
+  percent = 80,
   targetRatio = 0.6,
 }: ContextWindowTriggerOptions): CompactionTrigger {
   const owner = 'contextWindowTrigger';
@@ -35,15 +43,30 @@ export function contextWindowTrigger({
       `${owner}: window (${window}) must be larger than outputReserve (${outputReserve})`,
     );
   }
-  requireRatio(owner, 'percent', percent);
+  requirePercent(owner, percent);
   requireRatio(owner, 'targetRatio', targetRatio);
-  const line = Math.floor((window - outputReserve) * percent);
+  const line = Math.floor(((window - outputReserve) * percent) / 100);
   return {
     name: 'contextWindow',
     evaluate(input) {
       const { tokens, basis, overhead } = measurePromptTokens(input);
       const budget = hysteresisBudget({ line, targetRatio, overhead });
-      return { fire: tokens > line, tokens, basis, budget };
+      return { fire: tokens >= line, tokens, basis, budget };
     },
   };
+}
+
+/**
+ * A percent in (1, 100]. A value at or below 1 is almost surely a ratio (0.8 meant as 80%, or
+ * the old `percent: 1` meant as 100%); read as percents it would compact on nearly every step.
+ */
+function requirePercent(owner: string, percent: number): void {
+  if (typeof percent !== 'number' || !Number.isFinite(percent) || percent <= 0 || percent > 100) {
+    throw new ConfigError(`${owner}: percent must be in (0, 100], got ${String(percent)}`);
+  }
+  if (percent <= 1) {
+    throw new ConfigError(
+      `${owner}: percent takes percents, got ${percent}, which looks like a ratio; write ${Math.round(percent * 100)} for ${Math.round(percent * 100)}%`,
+    );
+  }
 }

@@ -3,26 +3,36 @@ import type { CompactInput, CompactOutput } from '../../../machines/agent-loop.t
 import { CompactionError } from '../../errors/compaction-error.js';
 import { MutatorError } from '../../errors/mutator-error.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
-import { type LoopActorContext, recordReplacement } from './loop-actor-context.js';
+import { runInCompactionScope } from '../compaction-scope.js';
+import type { TelemetryEvent } from '../telemetry-events.js';
+import { forward, type LoopActorContext, recordReplacement } from './loop-actor-context.js';
 import { withTypedFailures } from './typed-failure.js';
 
 /** The tiered compaction; a result that breaks the protocol is reported, never logged. */
 export function compactActor({ session, compactor }: LoopActorContext) {
-  return fromPromise<CompactOutput, CompactInput>(async ({ input, signal }) => {
+  return fromPromise<CompactOutput, CompactInput>(async ({ input, signal, self }) => {
     if (compactor === undefined) throw new MutatorError('No compactor is configured');
     const tokens = await session.tokens();
     const previous = session.items;
     const started = performance.now();
+    const scope = {
+      parent: self,
+      sessionId: input.sessionId,
+      runId: input.runId,
+      forward: (event: TelemetryEvent) => forward(self, event),
+    };
     const outcome = await withTypedFailures(
       () =>
-        compactor.compact({
-          transcript: previous,
-          tokens,
-          reason: input.reason,
-          signal,
-          originalOf: (item) => session.originalOf(item),
-          ...(session.reported === undefined ? {} : { reported: session.reported }),
-        }),
+        runInCompactionScope(scope, () =>
+          compactor.compact({
+            transcript: previous,
+            tokens,
+            reason: input.reason,
+            signal,
+            originalOf: (item) => session.originalOf(item),
+            ...(session.reported === undefined ? {} : { reported: session.reported }),
+          }),
+        ),
       (description, cause) =>
         new CompactionError(`The compaction failed: ${description}`, { cause }),
     );

@@ -3,25 +3,36 @@ import type { RunMutatorInput, RunMutatorOutput } from '../../../machines/agent-
 import { MutatorError } from '../../errors/mutator-error.js';
 import type { ProtocolProblem } from '../../transcript/types.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
-import { type LoopActorContext, recordReplacement } from './loop-actor-context.js';
+import { runInCompactionScope } from '../compaction-scope.js';
+import type { TelemetryEvent } from '../telemetry-events.js';
+import { forward, type LoopActorContext, recordReplacement } from './loop-actor-context.js';
 import { withTypedFailures } from './typed-failure.js';
 
 /** Runs one host mutator; a changed transcript is validated before it is logged. */
 export function runMutatorActor({ session, mutators }: LoopActorContext) {
-  return fromPromise<RunMutatorOutput, RunMutatorInput>(async ({ input, signal }) => {
+  return fromPromise<RunMutatorOutput, RunMutatorInput>(async ({ input, signal, self }) => {
     const mutator = mutators.find((candidate) => candidate.name === input.mutator);
     if (mutator === undefined) throw new MutatorError(`No mutator named "${input.mutator}"`);
     const previous = session.items;
     const tokens = await session.tokens();
+    // A compactor used as a plain mutator may summarize too; its backend sees this loop.
+    const scope = {
+      parent: self,
+      sessionId: input.sessionId,
+      runId: input.runId,
+      forward: (event: TelemetryEvent) => forward(self, event),
+    };
     const output = await withTypedFailures(
       async () =>
-        mutator.mutate({
-          transcript: previous,
-          tokens,
-          point: input.point,
-          signal,
-          ...(session.reported === undefined ? {} : { reported: session.reported }),
-        }),
+        runInCompactionScope(scope, () =>
+          mutator.mutate({
+            transcript: previous,
+            tokens,
+            point: input.point,
+            signal,
+            ...(session.reported === undefined ? {} : { reported: session.reported }),
+          }),
+        ),
       (description, cause) =>
         new MutatorError(`The mutator "${mutator.name}" failed: ${description}`, { cause }),
     );

@@ -1,0 +1,17 @@
+import { LoopkeeperError } from './loopkeeper-error.js';
+
+const marker = Symbol.for('loopkeeper.error.loop-not-running');
+
+/** A turn was asked of a loop that was never started, was stopped, or was closed. */
+export class LoopNotRunningError extends LoopkeeperError {
+  readonly [marker] = true;
+
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(options?.code ?? 'loop_not_running', message, options);
+    this.name = 'LoopNotRunningError';
+  }
+
+  static override isInstance(value: unknown): value is LoopNotRunningError {
+    return typeof value === 'object' && value !== null && marker in value;
+  }
+}

@@ -1,0 +1,49 @@
+import type { ModelUsage } from '../model/types.js';
+import type { Item } from '../transcript/types.js';
+import type { LoopSession } from './loop-session.js';
+
+/** What one run added to the session, as its log records it. */
+export interface TurnRecord {
+  /** Text of the run's last assistant item that has text; undefined when it wrote none. */
+  readonly text: string | undefined;
+  /** Every item the run appended, in order: its user item, answers, tool results. */
+  readonly itemsAdded: readonly Item[];
+  /** Usage summed over the run's inferences (zeros when the model reported none). */
+  readonly usage: ModelUsage;
+}
+
+/**
+ * Reads the run's own events back from the store, so the record is what was logged, whatever a
+ * compaction did to the projection meanwhile.
+ */
+export async function turnRecord({
+  session,
+  runId,
+  fromSeq,
+}: {
+  readonly session: LoopSession;
+  readonly runId: string;
+  readonly fromSeq: number;
+}): Promise<TurnRecord> {
+  const itemsAdded: Item[] = [];
+  let promptTokens = 0;
+  let completionTokens = 0;
+  let cachedTokens = 0;
+  for await (const event of session.store.read(session.sessionId, { fromSeq })) {
+    if (event.runId !== runId) continue;
+    if (event.type === 'items-appended') itemsAdded.push(...event.items);
+    if (event.type === 'usage-reported') {
+      promptTokens += event.promptTokens;
+      completionTokens += event.completionTokens;
+      cachedTokens += event.cachedTokens ?? 0;
+    }
+  }
+  const text = itemsAdded.findLast(
+    (item) => item.kind === 'assistant' && item.text !== undefined && item.text !== '',
+  );
+  return {
+    text: text?.kind === 'assistant' ? text.text : undefined,
+    itemsAdded,
+    usage: { promptTokens, completionTokens, cachedTokens },
+  };
+}
