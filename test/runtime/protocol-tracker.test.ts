@@ -63,7 +63,12 @@ describe('ProtocolTracker orphan check', () => {
   });
 
   it('reports an orphan in a whole transcript on reset, as validateTranscript does', () => {
-    const items = [user('u1'), calls('a1', 'call_1'), result('r1', 'call_1'), result('r9', 'call_9')];
+    const items = [
+      user('u1'),
+      calls('a1', 'call_1'),
+      result('r1', 'call_1'),
+      result('r9', 'call_9'),
+    ];
     expect(new ProtocolTracker().reset(items)).toMatchObject({ index: 3, kind: 'orphan_result' });
     expect(validateTranscript(items).map((problem) => problem.kind)).toContain('orphan_result');
   });
