@@ -9,7 +9,12 @@ import {
 import type { LoopConfiguration, LoopGraph } from './support/loop-graph.js';
 import { buildLoopGraph, completeRunOptions, traversalOptions } from './support/loop-graph.js';
 import type { ProductExploration } from './support/loop-invariants.js';
-import { advanceMonitor, exploreAllPaths, initialMonitor } from './support/loop-invariants.js';
+import {
+  advanceMonitor,
+  emergencyPruneBound,
+  exploreAllPaths,
+  initialMonitor,
+} from './support/loop-invariants.js';
 import { checkProgress, statesThatCannotReachIdle } from './support/loop-liveness.js';
 import { actorOutcomes } from './support/loop-outcomes.js';
 import { checkPath } from './support/path-check.js';
@@ -78,6 +83,12 @@ describe('agentLoopMachine traversed with xstate/graph', () => {
       // then the one emergency prune beyond it.
       expect(exploration.peaks.atCompacting).toBe(hasCompactor ? cap : 0);
       expect(exploration.peaks.sinceSuccess).toBe(hasCompactor ? cap + 1 : 0);
+      // The emergency-prune bound is reached too: it is the real bound, not a loose one.
+      expect(exploration.peaks.emergencySinceSuccess).toBe(
+        hasCompactor
+          ? emergencyPruneBound(cap, configuration.input.maxStepsPerRun ?? Number.POSITIVE_INFINITY)
+          : 0,
+      );
       expect(exploration.peaks.mutationsStarted).toBeGreaterThan(0);
     });
 
@@ -87,7 +98,8 @@ describe('agentLoopMachine traversed with xstate/graph', () => {
       report.push(
         `${configuration.label}: ${graph.snapshots.size} reachable states, ${graph.edgeCount} transitions, ` +
           `${exploration.productStates} (state, invariant) pairs; at most ${exploration.peaks.sinceSuccess} ` +
-          `consecutive compaction-state entries, ${exploration.peaks.sinceInference} between two inferences`,
+          `consecutive compaction-state entries, ${exploration.peaks.sinceInference} between two inferences, ` +
+          `${exploration.peaks.emergencySinceSuccess} emergency prunes between two successful inferences`,
       );
     });
 

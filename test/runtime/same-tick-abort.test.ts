@@ -83,6 +83,9 @@ describe('createAgentLoop abort in the same tick as the message', () => {
         expect(closed.get(abortedRun?.runId ?? '')?.outcome).toBe(aborted.outcome);
       } else expect(abortedRun).toBeUndefined();
     }
+    console.log(
+      `Same-tick abort: ${trials} trials, ${logged} logged inside a closed run, ${trials - logged} logged nothing, 0 unclosed runs`,
+    );
     // Both paths occur: aborted before the first write (nothing logged), and after it.
     expect(logged).toBeGreaterThan(0);
     expect(logged).toBeLessThan(trials);

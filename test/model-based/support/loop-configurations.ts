@@ -55,6 +55,9 @@ export const graphConfigurations: readonly LoopConfiguration[] = [
   loopConfiguration({ cap: 1, queueWhileBusy: true }),
   loopConfiguration({ cap: 3, mutators: 'two mutators', queueWhileBusy: true }),
   loopConfiguration({ cap: 3, compactor: null }),
+  // The cap the reliability attack used (the emergency prune ran 4 times in one run): enough
+  // steps to reach every bound, ⌊8/2⌋ + 1 = 5 emergency prunes between successful inferences.
+  loopConfiguration({ cap: 8, mutators: 'no mutators', maxStepsPerRun: 4 }),
 ];
 
 /** A real actor step costs far more than a pure transition: one mutator set per cap, plus the rest. */

@@ -13,6 +13,10 @@ export interface MonitorState {
   readonly sinceSuccess: number;
   /** Compaction-state entries since `inferring` was last entered or the run began. */
   readonly sinceInference: number;
+  /** `emergencyPruning` entries since the last successful inference or the start of the run. */
+  readonly emergencySinceSuccess: number;
+  /** `emergencyPruning` entries in this run. */
+  readonly emergencyInRun: number;
   /** A mutation in this run produced a transcript that failed validation. */
   readonly invalidInRun: boolean;
   /** RunStarted was emitted and its RunFinished not yet. */
@@ -23,6 +27,8 @@ export const initialMonitor: MonitorState = {
   openMutation: null,
   sinceSuccess: 0,
   sinceInference: 0,
+  emergencySinceSuccess: 0,
+  emergencyInRun: 0,
   invalidInRun: false,
   runOpen: false,
 };
@@ -33,7 +39,19 @@ export interface StepPeaks {
   readonly atCompacting: number;
   readonly sinceSuccess: number;
   readonly sinceInference: number;
+  readonly emergencySinceSuccess: number;
   readonly mutationsStarted: number;
+}
+
+/**
+ * The most emergency prunes between two successful inferences. Entries are capped at cap + 1,
+ * `compacting` is preferred while below the cap, and two emergency prunes are separated by a
+ * compaction except for the last entry: at most ⌊cap/2⌋ + 1. And every emergency prune but the
+ * last is followed by an inference, which counts a step: at most maxStepsPerRun + 1 in a run.
+ * So min(⌊cap/2⌋ + 1, maxStepsPerRun + 1): cap 3 gives 2; cap 8 gives 5, or 4 with 3 steps.
+ */
+export function emergencyPruneBound(cap: number, maxSteps = Number.POSITIVE_INFINITY): number {
+  return Math.min(Math.floor(cap / 2) + 1, maxSteps + 1);
 }
 
 const sources = {
@@ -51,12 +69,30 @@ interface Walk {
   readonly violations: string[];
 }
 
-function enterCompactionState(walk: Walk, isCompaction: boolean, cap: number): void {
+function enterCompactionState(
+  walk: Walk,
+  isCompaction: boolean,
+  cap: number,
+  maxSteps: number,
+): void {
   const monitor = {
     ...walk.monitor,
     sinceSuccess: walk.monitor.sinceSuccess + 1,
     sinceInference: walk.monitor.sinceInference + 1,
+    emergencySinceSuccess: walk.monitor.emergencySinceSuccess + (isCompaction ? 0 : 1),
+    emergencyInRun: walk.monitor.emergencyInRun + (isCompaction ? 0 : 1),
   };
+  const bound = emergencyPruneBound(cap, maxSteps);
+  if (monitor.emergencySinceSuccess > bound) {
+    walk.violations.push(
+      `emergency prune ${monitor.emergencySinceSuccess} since the last successful inference, bound ${bound} (cap ${cap}, ${maxSteps} steps)`,
+    );
+  }
+  if (monitor.emergencyInRun > maxSteps + 1) {
+    walk.violations.push(
+      `emergency prune ${monitor.emergencyInRun} in one run of ${maxSteps} steps`,
+    );
+  }
   // `compacting` may only be entered below the cap; the emergency prune is the one extra entry.
   const limit = isCompaction ? cap : cap + 1;
   const state = isCompaction ? 'compacting' : 'emergencyPruning';
@@ -78,10 +114,14 @@ function enterCompactionState(walk: Walk, isCompaction: boolean, cap: number): v
       : walk.peaks.atCompacting,
     sinceSuccess: Math.max(walk.peaks.sinceSuccess, monitor.sinceSuccess),
     sinceInference: Math.max(walk.peaks.sinceInference, monitor.sinceInference),
+    emergencySinceSuccess: Math.max(
+      walk.peaks.emergencySinceSuccess,
+      monitor.emergencySinceSuccess,
+    ),
   };
 }
 
-function observe(walk: Walk, observation: Observation, cap: number): void {
+function observe(walk: Walk, observation: Observation, cap: number, maxSteps: number): void {
   const { monitor, violations } = walk;
   if (observation.kind === 'invoked') {
     if (observation.source === sources.beginRun) {
@@ -95,9 +135,9 @@ function observe(walk: Walk, observation: Observation, cap: number): void {
       }
       walk.monitor = { ...monitor, sinceInference: 0 };
     } else if (observation.source === sources.compact) {
-      enterCompactionState(walk, true, cap);
+      enterCompactionState(walk, true, cap, maxSteps);
     } else if (observation.source === sources.emergencyPrune) {
-      enterCompactionState(walk, false, cap);
+      enterCompactionState(walk, false, cap, maxSteps);
     }
     return;
   }
@@ -135,19 +175,28 @@ export function advanceMonitor({
   edge,
   next,
   cap,
+  maxSteps = Number.POSITIVE_INFINITY,
 }: {
   monitor: MonitorState;
   edge: Pick<LoopEdge, 'outcome' | 'observations'>;
   next: LoopSnapshot;
   cap: number;
+  /** The run's step limit; the emergency-prune bound depends on it. */
+  maxSteps?: number;
 }): { readonly monitor: MonitorState; readonly peaks: StepPeaks; readonly violations: string[] } {
   const walk: Walk = {
     monitor,
-    peaks: { atCompacting: 0, sinceSuccess: 0, sinceInference: 0, mutationsStarted: 0 },
+    peaks: {
+      atCompacting: 0,
+      sinceSuccess: 0,
+      sinceInference: 0,
+      emergencySinceSuccess: 0,
+      mutationsStarted: 0,
+    },
     violations: [],
   };
   if (edge.outcome.event.type === inferenceDone) {
-    walk.monitor = { ...walk.monitor, sinceSuccess: 0 };
+    walk.monitor = { ...walk.monitor, sinceSuccess: 0, emergencySinceSuccess: 0 };
   }
   if (edge.outcome.invalidMutation) {
     walk.monitor = { ...walk.monitor, invalidInRun: true };
@@ -155,7 +204,7 @@ export function advanceMonitor({
       walk.violations.push(`an invalid mutation led to ${String(next.value)}, not failing`);
     }
   }
-  for (const observation of edge.observations) observe(walk, observation, cap);
+  for (const observation of edge.observations) observe(walk, observation, cap, maxSteps);
 
   const counted = next.context.consecutiveCompactions;
   if (counted !== walk.monitor.sinceSuccess) {
@@ -192,6 +241,7 @@ export interface ProductExploration {
  */
 export function exploreAllPaths({ graph }: { graph: LoopGraph }): ProductExploration {
   const cap = graph.configuration.input.maxConsecutiveCompactions ?? 3;
+  const maxSteps = graph.configuration.input.maxStepsPerRun ?? Number.POSITIVE_INFINITY;
   const start = `${graph.initial}|${JSON.stringify(initialMonitor)}`;
   const parents = new Map<string, { parent: string; label: string } | null>([[start, null]]);
   const queue: { state: string; monitor: MonitorState; key: string }[] = [
@@ -202,6 +252,7 @@ export function exploreAllPaths({ graph }: { graph: LoopGraph }): ProductExplora
     atCompacting: 0,
     sinceSuccess: 0,
     sinceInference: 0,
+    emergencySinceSuccess: 0,
     mutationsStarted: 0,
   };
   const witness = (key: string, last: string): string => {
@@ -217,7 +268,7 @@ export function exploreAllPaths({ graph }: { graph: LoopGraph }): ProductExplora
     for (const edge of graph.edges.get(current.state) ?? []) {
       const next = graph.snapshots.get(edge.to);
       if (next === undefined) throw new Error(`edge to unknown state ${edge.to}`);
-      const advanced = advanceMonitor({ monitor: current.monitor, edge, next, cap });
+      const advanced = advanceMonitor({ monitor: current.monitor, edge, next, cap, maxSteps });
       if (advanced.violations.length > 0) {
         const path = witness(current.key, edge.outcome.label);
         violations.push(`${advanced.violations.join('; ')} — path: ${path}`);
@@ -227,6 +278,10 @@ export function exploreAllPaths({ graph }: { graph: LoopGraph }): ProductExplora
         atCompacting: Math.max(peaks.atCompacting, advanced.peaks.atCompacting),
         sinceSuccess: Math.max(peaks.sinceSuccess, advanced.peaks.sinceSuccess),
         sinceInference: Math.max(peaks.sinceInference, advanced.peaks.sinceInference),
+        emergencySinceSuccess: Math.max(
+          peaks.emergencySinceSuccess,
+          advanced.peaks.emergencySinceSuccess,
+        ),
         mutationsStarted: peaks.mutationsStarted + advanced.peaks.mutationsStarted,
       };
       const key = `${edge.to}|${JSON.stringify(advanced.monitor)}`;

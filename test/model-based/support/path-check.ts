@@ -38,6 +38,7 @@ export function stepsOf(path: LoopPath): { initial: LoopSnapshot; steps: PathSte
  */
 export function checkPath({ graph, path }: { graph: LoopGraph; path: LoopPath }): string[] {
   const cap = graph.configuration.input.maxConsecutiveCompactions ?? 3;
+  const maxSteps = graph.configuration.input.maxStepsPerRun ?? Number.POSITIVE_INFINITY;
   const { initial, steps } = stepsOf(path);
   const labels: string[] = [];
   // Complete runs begin just after RunStarted; shortest paths begin in idle.
@@ -50,7 +51,13 @@ export function checkPath({ graph, path }: { graph: LoopGraph; path: LoopPath })
     if (edge === undefined || edge.to !== next) {
       return [`the path and the adjacency map disagree after ${labels.join(' → ')}`];
     }
-    const advanced = advanceMonitor({ monitor: current, edge, next: step.snapshot, cap });
+    const advanced = advanceMonitor({
+      monitor: current,
+      edge,
+      next: step.snapshot,
+      cap,
+      maxSteps,
+    });
     if (advanced.violations.length > 0) {
       return advanced.violations.map((violation) => `${violation} — path: ${labels.join(' → ')}`);
     }

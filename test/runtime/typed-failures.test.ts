@@ -1,0 +1,94 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createCompactor } from '../../src/compaction/compactor.js';
+import type { LoopMutator } from '../../src/compaction/types.js';
+import type { NewSessionEvent, SessionEvent } from '../../src/log/events.js';
+import { MemorySessionStore } from '../../src/log/memory-store.js';
+import type { AppendOptions } from '../../src/log/store.js';
+import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
+import { runTurn } from '../../src/runtime/run-turn.js';
+import { ScriptedModel } from '../../src/testing/scripted-model.js';
+import type { TokenCounter } from '../../src/tokens/types.js';
+import { sharedTokenCounter } from '../support/loop-harness.js';
+
+let tokens: TokenCounter;
+beforeAll(async () => {
+  tokens = await sharedTokenCounter();
+});
+
+/** A store whose appends fail with a raw fs error, which has a `code` of its own. */
+class RawErrorStore extends MemorySessionStore {
+  failing = false;
+  override append(
+    sessionId: string,
+    events: readonly NewSessionEvent[],
+    options?: AppendOptions,
+  ): Promise<readonly SessionEvent[]> {
+    if (!this.failing) return super.append(sessionId, events, options);
+    return Promise.reject(
+      Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }),
+    );
+  }
+}
+
+describe('createAgentLoop failures from host code that throws plain errors', () => {
+  it('end with typed codes, never unexpected', async () => {
+    const plain = () => new Error('host code broke');
+    const codes: Record<string, string | undefined> = {};
+
+    const model = new ScriptedModel({ turns: [{ error: plain() }] });
+    const modelLoop = createAgentLoop({ model, tokens });
+    modelLoop.start();
+    codes['model'] = (await runTurn(modelLoop, 'Hi')).error?.code;
+
+    const mutator: LoopMutator = {
+      name: 'broken',
+      points: ['AfterTurnEnded'],
+      mutate: () => {
+        throw plain();
+      },
+    };
+    const mutatorLoop = createAgentLoop({
+      model: new ScriptedModel({ turns: [{ text: 'ok' }] }),
+      mutators: [mutator],
+      tokens,
+    });
+    mutatorLoop.start();
+    codes['mutator'] = (await runTurn(mutatorLoop, 'Hi')).error?.code;
+
+    const compactor = createCompactor({
+      trigger: {
+        name: 'broken',
+        evaluate: () => {
+          throw plain();
+        },
+      },
+    });
+    const triggerLoop = createAgentLoop({
+      model: new ScriptedModel({ turns: [{ text: 'ok' }] }),
+      compactor,
+      tokens,
+    });
+    triggerLoop.start();
+    codes['trigger'] = (await runTurn(triggerLoop, 'Hi')).error?.code;
+
+    const store = new RawErrorStore();
+    const storeLoop = createAgentLoop({
+      model: new ScriptedModel({ script: () => ({ text: 'ok' }) }),
+      store,
+      tokens,
+    });
+    storeLoop.start();
+    expect((await runTurn(storeLoop, 'Hi')).outcome).toBe('completed');
+    store.failing = true;
+    const failed = await runTurn(storeLoop, 'Hi again');
+    codes['store'] = failed.error?.code;
+    expect(failed.error?.message).toContain('ENOSPC');
+
+    expect(codes).toEqual({
+      model: 'model_unknown',
+      mutator: 'mutator',
+      trigger: 'trigger_failed',
+      store: 'store',
+    });
+  });
+});
