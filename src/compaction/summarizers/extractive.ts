@@ -233,15 +233,20 @@ export function extractiveSummarizer({
     ];
 
     const allText = transcript.flatMap(textsOf).join('\n');
-    const files = unique([
+    const paths = unique([
       ...bulletLines(previous['Files and artifacts']).filter(
         (line) => !line.startsWith(identifiersLabel),
       ),
       ...findFilePaths(allText),
       ...findUrls(allText).slice(0, maxUrls),
-      // A few per line, so a cut to the summary's size drops the oldest, not all of them.
-      ...chunks(identifiers, 8).map((group) => `${identifiersLabel} ${group.join(', ')}`),
     ]);
+    // An identifier a listed path already spells out (`mod0` of `src/mod0.py`) takes no room.
+    const unlisted = identifiers.filter((id) => !paths.some((path) => path.includes(id)));
+    const files = [
+      ...paths,
+      // A few per line, so a cut to the summary's size drops the oldest, not all of them.
+      ...chunks(unlisted, 8).map((group) => `${identifiersLabel} ${group.join(', ')}`),
+    ];
     const errors = unique([
       ...bulletLines(previous['Errors seen']),
       ...errorLines(transcript).map((line) => clip(line, maxLineLength)),
