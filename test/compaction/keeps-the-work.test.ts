@@ -1,0 +1,255 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createCompactor } from '../../src/compaction/compactor.js';
+import { replacedItemId } from '../../src/compaction/helpers/derived-item.js';
+import { pruneToolResults } from '../../src/compaction/strategies/prune-tool-results.js';
+import { summarizeOlder } from '../../src/compaction/strategies/summarize-older.js';
+import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
+import { isSummaryItem, summaryBody } from '../../src/compaction/summary.js';
+import { recordedGoal } from '../../src/compaction/summary-goal.js';
+import { contextWindowTrigger } from '../../src/compaction/triggers/context-window-trigger.js';
+import type { SessionEvent } from '../../src/log/events.js';
+import { createProjection } from '../../src/log/projection.js';
+import { buildReplacementView } from '../../src/log/replacement-view.js';
+import { measureCompactionQuality } from '../../src/testing/quality/measure-compaction-quality.js';
+import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
+import type { TokenCounter } from '../../src/tokens/types.js';
+import { fromChatMessages } from '../../src/transcript/from-chat-messages.js';
+import type { Item } from '../../src/transcript/types.js';
+import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+import { loadTranscriptFixtures } from '../support/transcripts.js';
+
+let tokens: TokenCounter;
+beforeAll(async () => {
+  tokens = await createTokenCounter();
+});
+
+const signal = () => new AbortController().signal;
+
+/** A session of `turns` turns, each reading a file whose output names a path and an error. */
+function session(turns: number): Item[] {
+  const items: Item[] = [];
+  for (let turn = 0; turn < turns; turn += 1) {
+    items.push(
+      {
+        kind: 'user',
+        id: `u${turn}`,
+        content:
+          turn === 0
+            ? 'Fix the crash in src/core/engine.py for order ORD-4417.'
+            : `Go on (${turn}).`,
+      },
+      {
+        kind: 'assistant',
+        id: `a${turn}`,
+        toolCalls: [{ id: `c${turn}`, name: 'read', arguments: `{"path":"src/mod${turn}.py"}` }],
+      },
+      {
+        kind: 'toolResult',
+        id: `r${turn}`,
+        callId: `c${turn}`,
+        toolName: 'read',
+        content: `${'line of code\n'.repeat(150)}ValueError: bad state in src/mod${turn}.py\n`,
+        isError: false,
+      },
+      { kind: 'assistant', id: `f${turn}`, text: `Read mod${turn}.` },
+    );
+  }
+  return items;
+}
+
+describe('placeholders of pruned outputs', () => {
+  it('carry the tool name, the size and the paths, error lines and identifiers of the output', async () => {
+    const result = await pruneToolResults({ protectRecentTokens: 0, minSavingsTokens: 0 }).apply(
+      {
+        transcript: session(2),
+        reason: 'manual',
+        budget: { maxTokens: 10_000, targetTokens: 100 },
+      },
+      { tokens, signal: signal() },
+    );
+    const placeholder = result.transcript[2];
+    expect(placeholder?.kind === 'toolResult' && placeholder.content).toMatch(
+      /^\[Output of read pruned: \d+ tokens/,
+    );
+    const content = placeholder?.kind === 'toolResult' ? placeholder.content : '';
+    expect(content).toContain('src/mod0.py');
+    expect(content).toContain('ValueError: bad state in src/mod0.py');
+  });
+});
+
+describe('sizes derived from the budget', () => {
+  it('summarizes in a 4k window with every default: no hand-tuned sizes', async () => {
+    const trigger = contextWindowTrigger({ window: 4_096 });
+    const compactor = createCompactor({ trigger, backend: extractiveSummarizer() });
+    const outcome = await compactor.mutate({
+      transcript: session(40),
+      tokens,
+      point: 'AfterTurnEnded',
+      signal: signal(),
+    });
+    expect(outcome.dirty).toBe(true);
+    const transcript = outcome.dirty ? outcome.transcript : [];
+    expect(outcome.metadata?.['tier']).toBe('summary');
+    expect(outcome.metadata?.['effective']).toBe(true);
+    expect(validateTranscript(transcript)).toEqual([]);
+    // The summary stays within its share of the target.
+    const budget = outcome.metadata?.['budget'] as { targetTokens: number };
+    const summary = transcript.find(isSummaryItem);
+    expect(summary && tokens.countItem(summary)).toBeLessThanOrEqual(
+      budget.targetTokens * 0.35 + 80,
+    );
+  });
+});
+
+describe('the goal', () => {
+  it('is recorded verbatim once and carried by every later summary; earlier requests are history', async () => {
+    const strategy = summarizeOlder({ keepRecentTokens: 0 });
+    const context = { tokens, backend: extractiveSummarizer(), signal: signal() };
+    const budget = { maxTokens: 100_000, targetTokens: 100_000 };
+    let transcript: readonly Item[] = session(3);
+    for (let round = 0; round < 3; round += 1) {
+      transcript = (await strategy.apply({ transcript, reason: 'manual', budget }, context))
+        .transcript;
+      const text = transcript.find(isSummaryItem)?.text ?? '';
+      expect(recordedGoal(summaryBody({ kind: 'context', id: 's', text })), `round ${round}`).toBe(
+        'Fix the crash in src/core/engine.py for order ORD-4417.',
+      );
+      expect(text).not.toMatch(/Latest request|Answer the latest request/);
+      transcript = [
+        ...transcript,
+        ...session(2).map(
+          (item) =>
+            ({
+              ...item,
+              id: `${item.id}_${round}`,
+              ...(item.kind === 'assistant' && item.toolCalls
+                ? {
+                    toolCalls: item.toolCalls.map((call) => ({
+                      ...call,
+                      id: `${call.id}_${round}`,
+                    })),
+                  }
+                : {}),
+              ...(item.kind === 'toolResult' ? { callId: `${item.callId}_${round}` } : {}),
+            }) as Item,
+        ),
+      ];
+    }
+    expect(transcript.find(isSummaryItem)?.text).toContain(
+      'Earlier request (answered): Go on (1).',
+    );
+  });
+});
+
+describe('summaries read originals', () => {
+  it('the projection maps a pruned copy to the output it replaced, and summarizeOlder reads it', async () => {
+    const items = session(3);
+    const pruned = await pruneToolResults({ protectRecentTokens: 0, minSavingsTokens: 0 }).apply(
+      { transcript: items, reason: 'manual', budget: { maxTokens: 10_000, targetTokens: 100 } },
+      { tokens, signal: signal() },
+    );
+    const at = '2026-12-01T00:00:00.000Z';
+    const events: SessionEvent[] = [
+      { v: 1, seq: 1, at, type: 'items-appended', runId: 'r', items },
+      {
+        v: 1,
+        seq: 2,
+        at,
+        type: 'transcript-replaced',
+        runId: 'r',
+        throughSeq: 1,
+        view: buildReplacementView({
+          previous: items,
+          next: pruned.transcript,
+          originOf: replacedItemId,
+        }),
+        reason: 'manual',
+        tier: 'structural',
+        strategies: ['pruneToolResults'],
+        tokensBefore: 0,
+        tokensAfter: 0,
+      },
+    ] as SessionEvent[];
+    const projection = createProjection({ events });
+    const placeholder = projection.items[2] as Item;
+    expect(placeholder.id).not.toBe('r0');
+    expect(projection.originalOf(placeholder.id)).toBe(items[2]);
+
+    const seen: Item[] = [];
+    const backend = extractiveSummarizer();
+    await summarizeOlder({ keepRecentTokens: 0 }).apply(
+      {
+        transcript: projection.items,
+        reason: 'manual',
+        budget: { maxTokens: 100_000, targetTokens: 100_000 },
+      },
+      {
+        tokens,
+        signal: signal(),
+        originalOf: (item) => projection.originalOf(item.id),
+        backend: {
+          ...backend,
+          summarize: (request) => {
+            seen.push(...request.transcript);
+            return backend.summarize(request);
+          },
+        },
+      },
+    );
+    expect(seen).toContain(items[2]);
+    expect(seen.some((item) => item.id === placeholder.id)).toBe(false);
+  });
+});
+
+describe('the emergency prune through the compactor', () => {
+  it('folds the turns it drops into the summary: goal and errors survive a failing summarizer', async () => {
+    const compactor = createCompactor({
+      trigger: contextWindowTrigger({ window: 2_500 }),
+      backend: {
+        name: 'broken',
+        maxInputTokens: 100_000,
+        summarize: async () => {
+          throw new Error('the summarizer is down');
+        },
+      },
+    });
+    const outcome = await compactor.mutate({
+      transcript: session(40),
+      tokens,
+      point: 'AfterTurnEnded',
+      signal: signal(),
+    });
+    expect(outcome.metadata?.['tier']).toBe('emergency');
+    const transcript = outcome.dirty ? outcome.transcript : [];
+    const text = transcript.find(isSummaryItem)?.text ?? '';
+    expect(text).toContain('Fix the crash in src/core/engine.py for order ORD-4417.');
+    // The newest turn folded into the summary keeps its error line; the cap cuts the oldest.
+    const firstKept = transcript.find((item) => item.kind === 'user');
+    const firstKeptTurn = Number(firstKept?.id.slice(1));
+    expect(firstKeptTurn).toBeGreaterThan(1);
+    expect(text).toContain(`ValueError: bad state in src/mod${firstKeptTurn - 1}.py`);
+    expect(text).toMatch(/## Errors seen\n- \(\d+ lines cut\)/);
+    expect(validateTranscript(transcript)).toEqual([]);
+  });
+});
+
+describe('measureCompactionQuality', () => {
+  it('replays a real transcript through the loop and keeps the goal and every request valid', async () => {
+    const fixture = loadTranscriptFixtures().find((entry) => entry.file.includes('rec052'));
+    const messages = fixture?.messages ?? [];
+    const line = Math.floor(tokens.count(fromChatMessages(messages)) * 0.3);
+    const report = await measureCompactionQuality({
+      name: 'rec052',
+      messages,
+      line,
+      tokens,
+      backend: extractiveSummarizer(),
+    });
+    expect(report.turnsCompleted).toBe(report.turns);
+    expect(report.compactions).toBeGreaterThan(0);
+    expect(report.goalKept).toBe(true);
+    expect(report.invalidRequests).toBe(0);
+    expect(report.identifiers.visible).toBe(report.identifiers.dropped);
+    expect(report.emergencyPrunes * 4).toBeLessThanOrEqual(report.compactions);
+  });
+});
