@@ -2,8 +2,15 @@ import { CompactionError } from '../errors/compaction-error.js';
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
 import { compactionBudgetFor } from './compactor-budget.js';
+import { emergencyPruneWith } from './compactor-emergency.js';
 import { assertCompactorOptions } from './compactor-options.js';
-import { summaryCapFor } from './compactor-sizes.js';
+import {
+  addsSummary,
+  appliedNames,
+  headroomLine,
+  originalsWithin,
+  sameTranscript,
+} from './compactor-steps.js';
 import type {
   CompactInput,
   CompactOutcome,
@@ -12,21 +19,14 @@ import type {
   EmergencyOutcome,
   EmergencyPruneInput,
 } from './compactor-types.js';
-import { replacedItemId } from './helpers/derived-item.js';
 import { requireNonNegative } from './helpers/options.js';
-import { latestTurnStart, turnSpans } from './helpers/structure.js';
 import { pipeline } from './pipeline.js';
 import { dropReasoning } from './strategies/drop-reasoning.js';
-import { emergencyPruneTranscript } from './strategies/emergency-prune.js';
 import { pruneLargestToolResults } from './strategies/prune-largest-tool-results.js';
 import { pruneToolResults } from './strategies/prune-tool-results.js';
-import { foldOlderSteps, recordDroppedTurns } from './strategies/record-dropped-turns.js';
 import { summarizeOlder } from './strategies/summarize-older.js';
-import { isSummaryItem } from './summary.js';
 import type {
   CompactionBudget,
-  CompactionResult,
-  CompactionStrategy,
   CompactionTier,
   MutationInput,
   MutationOutput,
@@ -42,53 +42,6 @@ export type {
   EmergencyOutcome,
   EmergencyPruneInput,
 } from './compactor-types.js';
-
-function sameTranscript(left: readonly Item[], right: readonly Item[]): boolean {
-  return (
-    left === right ||
-    (left.length === right.length && left.every((item, index) => item === right[index]))
-  );
-}
-
-/**
- * The original of each item a strategy changed during this compaction (found in its input by
- * the id the copy stands in for), falling back to what the log knows of older copies.
- */
-function originalsWithin(
-  input: readonly Item[],
-  logOriginalOf: ((item: Item) => Item | undefined) | undefined,
-): (item: Item) => Item | undefined {
-  let byId: Map<string, Item> | undefined;
-  return (item) => {
-    const origin = replacedItemId(item);
-    if (origin !== undefined) {
-      byId ??= new Map(input.map((entry) => [entry.id, entry]));
-      const original = byId.get(origin);
-      if (original !== undefined) return logOriginalOf?.(original) ?? original;
-    }
-    return logOriginalOf?.(item);
-  };
-}
-
-/**
- * Where a compaction counts as effective: half-way between the target and the trigger line.
- * Landing just under the line would trigger again a step later (thrash), so a result above this
- * goes on to the emergency prune, which aims at the target.
- */
-function headroomLine(budget: CompactionBudget): number {
-  return budget.maxTokens - Math.floor((budget.maxTokens - budget.targetTokens) / 2);
-}
-
-function appliedNames(
-  strategy: CompactionStrategy,
-  before: readonly Item[],
-  result: CompactionResult,
-): string[] {
-  const { applied } = result.metadata;
-  if (Array.isArray(applied))
-    return applied.filter((name): name is string => typeof name === 'string');
-  return sameTranscript(before, result.transcript) ? [] : [strategy.name];
-}
 
 /**
  * A compactor with the default tiering: the structural tier first (cheap, keeps the prompt
@@ -191,7 +144,8 @@ function buildCompactor({
     const structuralResult = await tier1.apply({ ...request, transcript }, context);
     const strategies = appliedNames(tier1, transcript, structuralResult);
     let current = structuralResult.transcript;
-    let tier: CompactionTier = 'structural';
+    // A host strategy that writes a summary (summarizeOlder in a custom pipeline) is a summary.
+    let tier: CompactionTier = addsSummary(transcript, current) ? 'summary' : 'structural';
     let summaryMetadata: Readonly<Record<string, unknown>> | undefined;
 
     const stillAbove =
@@ -223,119 +177,21 @@ function buildCompactor({
     };
   }
 
-  async function emergencyPrune(input: EmergencyPruneInput): Promise<EmergencyOutcome> {
-    const { transcript, tokens, reason, signal } = input;
-    const { decision, budget, tokensBefore } = budgetFor(input);
-    // Structural pruning first: it is deterministic, needs no model, and keeps more history
-    // than dropping whole turns does. No backend is passed, so nothing here can call a model.
-    const structuralResult = await structuralTier.apply(
-      { transcript, reason, budget },
-      { tokens, signal },
+  function emergencyPrune(input: EmergencyPruneInput): Promise<EmergencyOutcome> {
+    const deps = { structuralTier, recordDropped, budgetFor, isEffective, triggerFacts };
+    return emergencyPruneWith(
+      emergency.maxTokens === undefined ? deps : { ...deps, maxTokens: emergency.maxTokens },
+      input,
     );
-    const strategies = appliedNames(structuralTier, transcript, structuralResult);
-    const maxTokens = emergency.maxTokens ?? budget.targetTokens;
-    let structural = structuralResult.transcript;
-    let largestMetadata: Readonly<Record<string, unknown>> | undefined;
-    // When the latest turn leaves no room for the summary, its largest outputs go first (the
-    // model can re-run a tool), so the only memory of the earlier work is not cut to the bone.
-    const summaryItem = structural.find(isSummaryItem);
-    const summaryRoom = Math.min(
-      summaryCapFor(budget),
-      summaryItem === undefined ? 0 : tokens.countItem(summaryItem),
-    );
-    const latestStart = latestTurnStart(structural);
-    const latest = structural.slice(latestStart);
-    if (tokens.count(latest) + summaryRoom > maxTokens) {
-      const largest = pruneLargestToolResults({
-        targetTokens: Math.max(0, maxTokens - summaryRoom),
-      });
-      const result = await largest.apply(
-        { transcript: latest, reason, budget },
-        { tokens, signal },
-      );
-      if (result.transcript !== latest) {
-        structural = [...structural.slice(0, latestStart), ...result.transcript];
-        strategies.push(largest.name);
-        largestMetadata = result.metadata;
-      }
-    }
-    // Room for the record of what is dropped, when there are older turns to drop.
-    const reserve =
-      recordDropped && turnSpans(structural).length > 1
-        ? Math.min(summaryCapFor(budget), Math.floor(maxTokens / 2))
-        : 0;
-    const pruned = emergencyPruneTranscript({
-      transcript: structural,
-      tokens,
-      maxTokens: maxTokens - reserve,
-    });
-    if (pruned.itemsRemoved > 0 || pruned.summaryTruncated) strategies.push('emergencyPrune');
-    const { transcript: prunedTranscript, ...prunedFacts } = pruned;
-    let kept = prunedTranscript;
-    let recorded = 0;
-    if (recordDropped && pruned.itemsRemoved > 0) {
-      const record = await recordDroppedTurns({
-        before: structural,
-        kept,
-        maxTokens,
-        tokens,
-        originalOf: originalsWithin(transcript, input.originalOf),
-        signal,
-      });
-      kept = record.transcript;
-      recorded = record.recorded;
-      if (recorded > 0) strategies.push('recordDroppedTurns');
-    }
-    // When the latest turn is a long run of steps too large to keep whole, its older steps are
-    // folded into the summary (the request and the newest exchange stay verbatim), rather than
-    // the run ending in an overflow.
-    if (recordDropped && tokens.count(kept) > maxTokens) {
-      const folded = await foldOlderSteps({
-        transcript: kept,
-        maxTokens,
-        tokens,
-        originalOf: originalsWithin(transcript, input.originalOf),
-        signal,
-      });
-      if (folded !== kept) {
-        kept = folded;
-        strategies.push('foldOlderSteps');
-      }
-    }
-    // When even that is too large, the biggest tool outputs go (the model can re-run a tool
-    // with a narrower request).
-    let output = kept;
-    if (tokens.count(kept) > maxTokens) {
-      const largest = pruneLargestToolResults({ targetTokens: maxTokens });
-      const result = await largest.apply({ transcript: kept, reason, budget }, { tokens, signal });
-      largestMetadata = result.metadata;
-      if (result.transcript !== kept) strategies.push(largest.name);
-      output = result.transcript;
-    }
-    const tokensAfter = tokens.count(output);
-    return {
-      transcript: output,
-      tier: 'emergency',
-      strategies,
-      tokensBefore,
-      tokensAfter,
-      effective: isEffective(output, tokens, budget),
-      fits: tokensAfter <= budget.maxTokens,
-      metadata: {
-        trigger: triggerFacts(decision),
-        budget,
-        structural: structuralResult.metadata,
-        emergency: { ...prunedFacts, itemsRecorded: recorded },
-        ...(largestMetadata === undefined ? {} : { largestToolResults: largestMetadata }),
-      },
-    };
   }
 
   async function mutate(input: MutationInput): Promise<MutationOutput> {
     const { transcript, tokens, signal, reported } = input;
     const reason = input.reason ?? 'threshold';
     const decision = evaluate(
-      reported === undefined ? { transcript, tokens } : { transcript, tokens, reported },
+      reported === undefined
+        ? { transcript, tokens, point: input.point }
+        : { transcript, tokens, reported, point: input.point },
     );
     // A provider refusal or a manual request compacts even when our own estimate says it fits.
     if (!decision.fire && reason === 'threshold') {

@@ -81,6 +81,11 @@ export interface TriggerInput {
     /** How many leading items of `transcript` that request contained. */
     readonly itemCount: number;
   };
+  /**
+   * The mutation point the loop is at when it asks, so a trigger can fire at some points only.
+   * Absent when the caller is not a loop (a manual `compact`, the CLI).
+   */
+  readonly point?: MutationPoint;
 }
 
 export interface TriggerDecision {

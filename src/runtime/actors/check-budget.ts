@@ -6,9 +6,11 @@ import { withTypedFailures } from './typed-failure.js';
 
 /** Asks the compactor's trigger whether the next request is over budget. */
 export function checkBudgetActor({ session, compactor }: LoopActorContext) {
-  return fromPromise<CheckBudgetOutput, CheckBudgetInput>(async () => {
+  return fromPromise<CheckBudgetOutput, CheckBudgetInput>(async ({ input }) => {
     const tokens = await session.tokens();
-    if (compactor === undefined)
+    // A compactor runs at the points it declares only (the seed's mutation points); elsewhere the
+    // request goes out as it is, and a provider refusal still compacts reactively.
+    if (compactor === undefined || !compactor.points.includes(input.point))
       return { over: false, tokens: session.estimateTokens(tokens), basis: 'estimate' };
     const decision = await withTypedFailures(
       async () =>
@@ -16,6 +18,7 @@ export function checkBudgetActor({ session, compactor }: LoopActorContext) {
           transcript: session.items,
           tokens,
           estimatedTokens: session.estimateTokens(tokens),
+          point: input.point,
           ...(session.reported === undefined ? {} : { reported: session.reported }),
         }),
       (description, cause) =>

@@ -1,0 +1,139 @@
+import type { TokenCounter } from '../tokens/types.js';
+import type { Item } from '../transcript/types.js';
+import { summaryCapFor } from './compactor-sizes.js';
+import { appliedNames, originalsWithin } from './compactor-steps.js';
+import type { EmergencyOutcome, EmergencyPruneInput } from './compactor-types.js';
+import { latestTurnStart, turnSpans } from './helpers/structure.js';
+import { emergencyPruneTranscript } from './strategies/emergency-prune.js';
+import { pruneLargestToolResults } from './strategies/prune-largest-tool-results.js';
+import { foldOlderSteps, recordDroppedTurns } from './strategies/record-dropped-turns.js';
+import { isSummaryItem } from './summary.js';
+import type { CompactionBudget, CompactionStrategy, TriggerDecision } from './types.js';
+
+/** What the emergency prune needs from the compactor that runs it. */
+export interface EmergencyDeps {
+  readonly structuralTier: CompactionStrategy;
+  readonly recordDropped: boolean;
+  /** The most tokens the prune keeps; default the budget's target. */
+  readonly maxTokens?: number;
+  budgetFor(input: EmergencyPruneInput): {
+    decision: TriggerDecision;
+    budget: CompactionBudget;
+    tokensBefore: number;
+  };
+  isEffective(transcript: readonly Item[], tokens: TokenCounter, budget: CompactionBudget): boolean;
+  triggerFacts(decision: TriggerDecision): Record<string, unknown>;
+}
+
+/**
+ * The deterministic last tier: the structural tier, then the newest whole turns that fit behind
+ * the leading summary, with a record of the dropped turns folded into that summary; when the
+ * latest turn alone is too large, its older steps are folded and its largest outputs pruned.
+ */
+export async function emergencyPruneWith(
+  deps: EmergencyDeps,
+  input: EmergencyPruneInput,
+): Promise<EmergencyOutcome> {
+  const { transcript, tokens, reason, signal } = input;
+  const { decision, budget, tokensBefore } = deps.budgetFor(input);
+  // Structural pruning first: it is deterministic, needs no model, and keeps more history
+  // than dropping whole turns does. No backend is passed, so nothing here can call a model.
+  const structuralResult = await deps.structuralTier.apply(
+    { transcript, reason, budget },
+    { tokens, signal },
+  );
+  const strategies = appliedNames(deps.structuralTier, transcript, structuralResult);
+  const maxTokens = deps.maxTokens ?? budget.targetTokens;
+  let structural = structuralResult.transcript;
+  let largestMetadata: Readonly<Record<string, unknown>> | undefined;
+  // When the latest turn leaves no room for the summary, its largest outputs go first (the
+  // model can re-run a tool), so the only memory of the earlier work is not cut to the bone.
+  const summaryItem = structural.find(isSummaryItem);
+  const summaryRoom = Math.min(
+    summaryCapFor(budget),
+    summaryItem === undefined ? 0 : tokens.countItem(summaryItem),
+  );
+  const latestStart = latestTurnStart(structural);
+  const latest = structural.slice(latestStart);
+  if (tokens.count(latest) + summaryRoom > maxTokens) {
+    const largest = pruneLargestToolResults({
+      targetTokens: Math.max(0, maxTokens - summaryRoom),
+    });
+    const result = await largest.apply({ transcript: latest, reason, budget }, { tokens, signal });
+    if (result.transcript !== latest) {
+      structural = [...structural.slice(0, latestStart), ...result.transcript];
+      strategies.push(largest.name);
+      largestMetadata = result.metadata;
+    }
+  }
+  // Room for the record of what is dropped, when there are older turns to drop.
+  const reserve =
+    deps.recordDropped && turnSpans(structural).length > 1
+      ? Math.min(summaryCapFor(budget), Math.floor(maxTokens / 2))
+      : 0;
+  const pruned = emergencyPruneTranscript({
+    transcript: structural,
+    tokens,
+    maxTokens: maxTokens - reserve,
+  });
+  if (pruned.itemsRemoved > 0 || pruned.summaryTruncated) strategies.push('emergencyPrune');
+  const { transcript: prunedTranscript, ...prunedFacts } = pruned;
+  let kept = prunedTranscript;
+  let recorded = 0;
+  if (deps.recordDropped && pruned.itemsRemoved > 0) {
+    const record = await recordDroppedTurns({
+      before: structural,
+      kept,
+      maxTokens,
+      tokens,
+      originalOf: originalsWithin(transcript, input.originalOf),
+      signal,
+    });
+    kept = record.transcript;
+    recorded = record.recorded;
+    if (recorded > 0) strategies.push('recordDroppedTurns');
+  }
+  // When the latest turn is a long run of steps too large to keep whole, its older steps are
+  // folded into the summary (the request and the newest exchange stay verbatim), rather than
+  // the run ending in an overflow.
+  if (deps.recordDropped && tokens.count(kept) > maxTokens) {
+    const folded = await foldOlderSteps({
+      transcript: kept,
+      maxTokens,
+      tokens,
+      originalOf: originalsWithin(transcript, input.originalOf),
+      signal,
+    });
+    if (folded !== kept) {
+      kept = folded;
+      strategies.push('foldOlderSteps');
+    }
+  }
+  // When even that is too large, the biggest tool outputs go (the model can re-run a tool
+  // with a narrower request).
+  let output = kept;
+  if (tokens.count(kept) > maxTokens) {
+    const largest = pruneLargestToolResults({ targetTokens: maxTokens });
+    const result = await largest.apply({ transcript: kept, reason, budget }, { tokens, signal });
+    largestMetadata = result.metadata;
+    if (result.transcript !== kept) strategies.push(largest.name);
+    output = result.transcript;
+  }
+  const tokensAfter = tokens.count(output);
+  return {
+    transcript: output,
+    tier: 'emergency',
+    strategies,
+    tokensBefore,
+    tokensAfter,
+    effective: deps.isEffective(output, tokens, budget),
+    fits: tokensAfter <= budget.maxTokens,
+    metadata: {
+      trigger: deps.triggerFacts(decision),
+      budget,
+      structural: structuralResult.metadata,
+      emergency: { ...prunedFacts, itemsRecorded: recorded },
+      ...(largestMetadata === undefined ? {} : { largestToolResults: largestMetadata }),
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createCompactor } from '../../src/compaction/compactor.js';
+import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
+import type { CompactionTrigger, MutationPoint } from '../../src/compaction/types.js';
+import { openAIChatModel } from '../../src/model/openai-chat-model.js';
+import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
+import { runTurn } from '../../src/runtime/run-turn.js';
+import {
+  type FakeOpenAIServer,
+  startFakeOpenAIServer,
+} from '../../src/testing/fake-openai-server.js';
+import type { TokenCounter } from '../../src/tokens/types.js';
+import { defineTool } from '../../src/tools/define-tool.js';
+import { recordTelemetry, sharedTokenCounter } from '../support/loop-harness.js';
+
+let tokens: TokenCounter;
+let server: FakeOpenAIServer | undefined;
+beforeAll(async () => {
+  tokens = await sharedTokenCounter();
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const readLog = defineTool({
+  name: 'read_log',
+  description: 'Returns a long log.',
+  parameters: { type: 'object', properties: { part: { type: 'integer' } }, required: ['part'] },
+  execute: ({ part }: { part: number }) => `log part ${part}\n${'line of output\n'.repeat(400)}`,
+});
+
+/** A small budget that every request of the turn exceeds; records the points it is asked at. */
+function recordingTrigger(seen: (MutationPoint | undefined)[]): CompactionTrigger {
+  const inner = tokenBudgetTrigger({ maxTokens: 1_500 });
+  return {
+    name: 'recording',
+    evaluate(input) {
+      seen.push(input.point);
+      return inner.evaluate(input);
+    },
+  };
+}
+
+async function runToolTurn(points: readonly MutationPoint[]) {
+  server = await startFakeOpenAIServer({
+    replies: [
+      { toolCalls: [{ id: 'call_0', name: 'read_log', arguments: { part: 0 } }] },
+      { toolCalls: [{ id: 'call_1', name: 'read_log', arguments: { part: 1 } }] },
+      { toolCalls: [{ id: 'call_2', name: 'read_log', arguments: { part: 2 } }] },
+      { text: 'The logs are read.' },
+    ],
+  });
+  const seen: (MutationPoint | undefined)[] = [];
+  const loop = createAgentLoop({
+    model: openAIChatModel({ baseURL: server.url, apiKey: 'test', model: 'gpt-test' }),
+    tools: [readLog],
+    compactor: createCompactor({ trigger: recordingTrigger(seen), points }),
+    tokens,
+  });
+  loop.start();
+  const telemetry = recordTelemetry(loop);
+  const finished = await runTurn(loop, 'read the three logs');
+  loop.stop();
+  const compactedAt = telemetry.flatMap((event) =>
+    event.type === 'MutationStarted' && event.mutator === 'compactor' ? [event.point] : [],
+  );
+  return { finished, seen, compactedAt };
+}
+
+describe("the loop honours a compactor's points", () => {
+  it('a compactor for AfterTurnEnded does not compact at AfterToolResult', async () => {
+    const { finished, seen, compactedAt } = await runToolTurn(['AfterTurnEnded']);
+    expect(finished.outcome).toBe('completed');
+    // The turn's three tool results push it over budget, but nothing compacts until it ends.
+    expect(compactedAt).toEqual(['AfterTurnEnded']);
+    expect(seen.filter((point) => point !== undefined)).not.toContain('AfterToolResult');
+    expect(seen).toContain('AfterTurnEnded');
+  });
+
+  it('a compactor for every point compacts after the tool results too', async () => {
+    const { finished, compactedAt } = await runToolTurn([
+      'AfterToolResult',
+      'AfterTurnEnded',
+      'BeforeInference',
+    ]);
+    expect(finished.outcome).toBe('completed');
+    expect(compactedAt).toContain('AfterToolResult');
+  });
+
+  it('triggers see the point the loop asks at', async () => {
+    const { seen } = await runToolTurn(['AfterToolResult', 'AfterTurnEnded', 'BeforeInference']);
+    expect(new Set(seen.filter((point) => point !== undefined))).toEqual(
+      new Set(['BeforeInference', 'AfterToolResult', 'AfterTurnEnded']),
+    );
+  });
+});
