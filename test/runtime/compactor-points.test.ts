@@ -69,7 +69,7 @@ async function runToolTurn(points: readonly MutationPoint[]) {
 }
 
 describe("the loop honours a compactor's points", () => {
-  it('a compactor for AfterTurnEnded does not compact at AfterToolResult', async () => {
+  it('a compactor for AfterTurnEnded does not compact at AfterToolResult, as the seed runs compaction only at its configured points', async () => {
     const { finished, seen, compactedAt } = await runToolTurn(['AfterTurnEnded']);
     expect(finished.outcome).toBe('completed');
     // The turn's three tool results push it over budget, but nothing compacts until it ends.
