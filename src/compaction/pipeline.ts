@@ -53,7 +53,13 @@ export function pipeline(...strategies: readonly CompactionStrategy[]): Compacti
           ...(typeof skipped === 'string' ? { skipped } : {}),
           metadata: result.metadata,
         });
-        if (result.transcript !== transcript) applied.push(strategy.name);
+        if (result.transcript !== transcript) {
+          // A nested pipeline names the steps it applied, not itself.
+          const nested = result.metadata['applied'];
+          if (Array.isArray(nested) && strategy.name === 'pipeline') {
+            applied.push(...nested.filter((name): name is string => typeof name === 'string'));
+          } else applied.push(strategy.name);
+        }
         transcript = result.transcript;
         current = after;
       }

@@ -406,8 +406,31 @@ describe('createCompactor', () => {
       },
     ];
 
-    it('after an overflow, compact() prunes it even though the structural tier protects it', async () => {
-      const compactor = createCompactor({ trigger: tokenBudgetTrigger({ maxTokens: 100_000 }) });
+    it('compact() clips it to its head and tail with a note of what was cut, on any path', async () => {
+      const compactor = createCompactor({ trigger: tokenBudgetTrigger({ maxTokens: 2_000 }) });
+      for (const reason of ['threshold', 'overflow'] as const) {
+        const outcome = await compactor.compact({
+          transcript: turn,
+          tokens,
+          reason,
+          signal: signal(),
+        });
+        expect(outcome.strategies).toContain('clipToolResults');
+        expect(outcome.effective).toBe(true);
+        expect(outcome.tokensAfter).toBeLessThan(outcome.tokensBefore / 10);
+        const result = outcome.transcript[2];
+        expect(result?.kind === 'toolResult' && result.content).toMatch(
+          /^line of output\n[\s\S]*\[… \d+ lines, \d+ characters cut by compaction\.[\s\S]*line of output\n?$/,
+        );
+        expect(validateTranscript(outcome.transcript)).toEqual([]);
+      }
+    });
+
+    it('without clipping, after an overflow compact() prunes it even though the structural tier protects it', async () => {
+      const compactor = createCompactor({
+        trigger: tokenBudgetTrigger({ maxTokens: 100_000 }),
+        structural: { clipToolResults: false },
+      });
       const outcome = await compactor.compact({
         transcript: turn,
         tokens,
@@ -424,9 +447,10 @@ describe('createCompactor', () => {
       expect(validateTranscript(outcome.transcript)).toEqual([]);
     });
 
-    it('on the threshold path compact() leaves it, and the emergency prune cuts it rather than fail', async () => {
+    it('without clipping, on the threshold path compact() leaves it, and the emergency prune cuts it rather than fail', async () => {
       const compactor = createCompactor({
         trigger: tokenBudgetTrigger({ maxTokens: 2_000, targetRatio: 0.5 }),
+        structural: { clipToolResults: false },
       });
       const input = { transcript: turn, tokens, reason: 'threshold' as const, signal: signal() };
       const compacted = await compactor.compact(input);

@@ -42,5 +42,5 @@ export function summarizingCompactor(backend: CompactionBackend): Compactor {
   });
 }
 
-/** An answer of about 800 tokens: over the line together with the warm-up, under it alone. */
-export const longAnswer = `Here is the long explanation. ${'word '.repeat(780)}`;
+/** An answer of about 600 tokens: over the line together with the warm-up, under it alone. */
+export const longAnswer = `Here is the long explanation. ${'word '.repeat(600)}`;

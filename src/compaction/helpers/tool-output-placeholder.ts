@@ -49,9 +49,10 @@ function listed(label: string, values: readonly string[], limit: number, room: n
 /**
  * The facts a reader of a pruned output needs to go on without re-running the tool: the paths
  * and URLs it named, its error lines and the identifiers in it, each list capped, all of it
- * within a sixth of the output's length so pruning always saves most of it.
+ * within `maxCharacters` (default a sixth of the output's length, so pruning always saves most
+ * of it).
  */
-export function toolOutputFacts(content: string): string {
+export function toolOutputFacts(content: string, maxCharacters = content.length / 6): string {
   const errors = content
     .split('\n')
     .map((line) => line.replace(/\s+/g, ' ').trim())
@@ -60,7 +61,7 @@ export function toolOutputFacts(content: string): string {
       line.length > maxErrorLineLength ? `${line.slice(0, maxErrorLineLength - 1)}…` : line,
     );
   const paths = [...new Set([...findUrls(content), ...findFilePaths(content)])];
-  let room = Math.floor(content.length / 6);
+  let room = Math.floor(maxCharacters);
   const parts: string[] = [];
   for (const [label, values, limit] of [
     ['Errors', [...new Set(errors)].map((line) => JSON.stringify(line)), maxErrorLines],

@@ -1,0 +1,71 @@
+import type { TokenCounter } from '../../tokens/types.js';
+import type { Item, ToolResultItem } from '../../transcript/types.js';
+import { clipCapFor } from '../compactor-sizes.js';
+import { CLIPPED_ID_PREFIX, clipText } from '../helpers/clip-text.js';
+import { deriveItem } from '../helpers/derived-item.js';
+import { requireNonNegative } from '../helpers/options.js';
+import { changedResult, skippedResult } from '../helpers/result.js';
+import { isPrunedToolResult } from '../helpers/tool-output-placeholder.js';
+import type { CompactionStrategy } from '../types.js';
+
+export interface ClipToolResultsOptions {
+  /** The most tokens one tool result may take. Default 25% of the request's `budget.targetTokens`. */
+  readonly maxTokens?: number;
+}
+
+function isClipped(item: ToolResultItem): boolean {
+  return item.id.startsWith(`${CLIPPED_ID_PREFIX}_`);
+}
+
+/** A clipped copy of `item` within `maxTokens`, or undefined when clipping would not save. */
+function clipResult(
+  item: ToolResultItem,
+  maxTokens: number,
+  tokens: TokenCounter,
+): ToolResultItem | undefined {
+  const size = tokens.countItem(item);
+  if (size <= maxTokens) return undefined;
+  const { chatShape: _stale, ...rest } = item;
+  // Start from this output's own characters per token, then shrink until the copy fits.
+  let characters = (item.content.length * maxTokens) / size;
+  for (let attempt = 0; attempt < 6 && characters >= 1; attempt += 1) {
+    const clipped = deriveItem(
+      item,
+      { ...rest, content: clipText(item.content, characters) },
+      CLIPPED_ID_PREFIX,
+    );
+    const clippedSize = tokens.countItem(clipped);
+    if (clippedSize <= maxTokens) return clippedSize < size ? clipped : undefined;
+    characters *= (0.9 * maxTokens) / clippedSize;
+  }
+  return undefined;
+}
+
+/**
+ * Clips every tool output larger than `maxTokens` to its head and tail, with a note of what
+ * was cut (its paths, error lines and identifiers), wherever it is: also the newest output the
+ * model has not read yet, since one output larger than a quarter of the budget would otherwise
+ * push out all other work. Clipped and pruned outputs are left alone, so it is idempotent.
+ */
+export function clipToolResults({ maxTokens }: ClipToolResultsOptions = {}): CompactionStrategy {
+  if (maxTokens !== undefined) {
+    requireNonNegative('clipToolResults', 'maxTokens', maxTokens, { positive: true });
+  }
+  return {
+    name: 'clipToolResults',
+    async apply({ transcript, budget }, { tokens }) {
+      const limit = maxTokens ?? clipCapFor(budget);
+      const output: Item[] = [...transcript];
+      let itemsChanged = 0;
+      transcript.forEach((item, index) => {
+        if (item.kind !== 'toolResult' || isPrunedToolResult(item) || isClipped(item)) return;
+        const clipped = clipResult(item, limit, tokens);
+        if (clipped === undefined) return;
+        output[index] = clipped;
+        itemsChanged += 1;
+      });
+      if (itemsChanged === 0) return skippedResult(transcript, tokens, 'nothing-to-clip');
+      return changedResult(transcript, output, tokens, { itemsRemoved: 0, itemsChanged });
+    },
+  };
+}
