@@ -4,6 +4,7 @@ import { summaryCapFor } from './compactor-sizes.js';
 import { appliedNames, originalsWithin } from './compactor-steps.js';
 import type { EmergencyOutcome, EmergencyPruneInput } from './compactor-types.js';
 import { latestTurnStart, turnSpans } from './helpers/structure.js';
+import { clipLatestRequest } from './strategies/clip-latest-request.js';
 import { emergencyPruneTranscript } from './strategies/emergency-prune.js';
 import { pruneLargestToolResults } from './strategies/prune-largest-tool-results.js';
 import { foldOlderSteps, recordDroppedTurns } from './strategies/record-dropped-turns.js';
@@ -14,6 +15,8 @@ import type { CompactionBudget, CompactionStrategy, TriggerDecision } from './ty
 export interface EmergencyDeps {
   readonly structuralTier: CompactionStrategy;
   readonly recordDropped: boolean;
+  /** Cut the middle of a latest request that cannot fit otherwise (`clipLatestRequest`). */
+  readonly clipRequest: boolean;
   /** The most tokens the prune keeps; default the budget's target. */
   readonly maxTokens?: number;
   budgetFor(input: EmergencyPruneInput): {
@@ -21,14 +24,20 @@ export interface EmergencyDeps {
     budget: CompactionBudget;
     tokensBefore: number;
   };
-  isEffective(transcript: readonly Item[], tokens: TokenCounter, budget: CompactionBudget): boolean;
+  isEffective(
+    transcript: readonly Item[],
+    tokens: TokenCounter,
+    budget: CompactionBudget,
+    overheadTokens?: number,
+  ): boolean;
   triggerFacts(decision: TriggerDecision): Record<string, unknown>;
 }
 
 /**
  * The deterministic last tier: the structural tier, then the newest whole turns that fit behind
  * the leading summary, with a record of the dropped turns folded into that summary; when the
- * latest turn alone is too large, its older steps are folded and its largest outputs pruned.
+ * latest turn alone is too large, its older steps are folded, its largest outputs pruned and,
+ * last, the middle of its request cut.
  */
 export async function emergencyPruneWith(
   deps: EmergencyDeps,
@@ -119,6 +128,16 @@ export async function emergencyPruneWith(
     if (result.transcript !== kept) strategies.push(largest.name);
     output = result.transcript;
   }
+  // Last of all, a latest request too long to sit beside its newest exchange and the summary
+  // has its middle cut in what the model sees (the log keeps it whole), rather than the run
+  // ending in an overflow; below a floor of its own the overflow stands.
+  if (deps.clipRequest && tokens.count(output) > maxTokens) {
+    const clipped = clipLatestRequest(output, tokens, maxTokens);
+    if (clipped !== output) {
+      output = clipped;
+      strategies.push('clipLatestRequest');
+    }
+  }
   const tokensAfter = tokens.count(output);
   return {
     transcript: output,
@@ -126,7 +145,7 @@ export async function emergencyPruneWith(
     strategies,
     tokensBefore,
     tokensAfter,
-    effective: deps.isEffective(output, tokens, budget),
+    effective: deps.isEffective(output, tokens, budget, input.overheadTokens),
     fits: tokensAfter <= budget.maxTokens,
     metadata: {
       trigger: deps.triggerFacts(decision),

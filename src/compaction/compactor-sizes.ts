@@ -2,22 +2,38 @@ import type { CompactionBudget } from './types.js';
 
 /**
  * Shares of the budget's target that size every part of a compaction, so the defaults work
- * from a 4k window to 1M with no hand tuning. The summary takes at most 35% of the target
- * (it is the only memory of the older work) and the kept tail the rest; the structural tier protects the newest 40% of the target
- * and skips savings under 5% of it (a small saving is not worth breaking the prompt cache).
+ * from a 4k window to 1M with no hand tuning. The summary's text takes 35% of the target plus
+ * its frame (it is the only memory of the older work), or more when the kept tail leaves more;
+ * the tail takes the rest. The structural tier protects the newest 40% of the target and skips
+ * savings under 5% of it (a small saving is not worth breaking the prompt cache); no one tool
+ * output keeps more than 25% of it.
  */
 export const COMPACTION_SHARES = {
   summary: 0.35,
   protectRecent: 0.4,
   minSavings: 0.05,
+  clip: 0.25,
 } as const;
 
 /** Below this a summary cannot hold its headings and a goal line. */
 export const MIN_SUMMARY_TOKENS = 128;
 
-/** The most tokens a summary may take for this budget. */
+/**
+ * What a summary's text spends besides its content: six headings and the notes of lines cut
+ * (about 40 to 80 tokens in o200k and cl100k). It comes on top of the summary's share: on a
+ * small budget 35% of the target would otherwise go mostly to headings, with no room left for
+ * the goal, files and errors.
+ */
+export const SUMMARY_FRAME_TOKENS = 80;
+
+/**
+ * The most tokens a summary's text may take for this budget: its share plus its frame, at most
+ * half the target. The summary item adds its preamble.
+ */
 export function summaryCapFor(budget: CompactionBudget): number {
-  return Math.max(MIN_SUMMARY_TOKENS, Math.floor(budget.targetTokens * COMPACTION_SHARES.summary));
+  const target = budget.targetTokens;
+  const share = Math.floor(target * COMPACTION_SHARES.summary) + SUMMARY_FRAME_TOKENS;
+  return Math.max(MIN_SUMMARY_TOKENS, Math.min(share, Math.floor(target / 2)));
 }
 
 /** Tokens at the end whose tool output the structural tier never prunes. */
@@ -28,4 +44,9 @@ export function protectedTailFor(budget: CompactionBudget): number {
 /** The smallest saving the structural tier acts on (at most 2,000 tokens). */
 export function minSavingsFor(budget: CompactionBudget): number {
   return Math.min(2_000, Math.floor(budget.targetTokens * COMPACTION_SHARES.minSavings));
+}
+
+/** The most tokens one tool output keeps before the structural tier clips it. */
+export function clipCapFor(budget: CompactionBudget): number {
+  return Math.max(MIN_SUMMARY_TOKENS, Math.floor(budget.targetTokens * COMPACTION_SHARES.clip));
 }

@@ -1,5 +1,6 @@
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
+import type { ClipToolResultsOptions } from './strategies/clip-tool-results.js';
 import type { DropReasoningOptions } from './strategies/drop-reasoning.js';
 import type { PruneToolResultsOptions } from './strategies/prune-tool-results.js';
 import type { SummarizeOlderOptions } from './strategies/summarize-older.js';
@@ -38,6 +39,8 @@ export interface CompactInput {
   readonly tokens: TokenCounter;
   readonly reason: CompactionReason;
   readonly reported?: TriggerInput['reported'];
+  /** See `TriggerInput.overheadTokens`. */
+  readonly overheadTokens?: number;
   readonly signal: AbortSignal;
   /** The log's original of an item that stands in for another (see `CompactionContext`). */
   readonly originalOf?: (item: Item) => Item | undefined;
@@ -48,6 +51,8 @@ export interface EmergencyPruneInput {
   readonly tokens: TokenCounter;
   readonly reason: CompactionReason;
   readonly reported?: TriggerInput['reported'];
+  /** See `TriggerInput.overheadTokens`. */
+  readonly overheadTokens?: number;
   readonly signal: AbortSignal;
   /** The log's original of an item that stands in for another (see `CompactionContext`). */
   readonly originalOf?: (item: Item) => Item | undefined;
@@ -73,7 +78,7 @@ export interface Compactor extends LoopMutator {
 export interface CompactorOptions {
   /** When to compact; its budget says how far. */
   readonly trigger: CompactionTrigger;
-  /** Replaces the default structural tier (`dropReasoning` then `pruneToolResults`). */
+  /** Replaces the default structural tier (`dropReasoning`, `pruneToolResults`, `clipToolResults`). */
   readonly strategy?: CompactionStrategy;
   /** Writes summaries; without one the compactor never summarizes. */
   readonly backend?: CompactionBackend;
@@ -81,6 +86,8 @@ export interface CompactorOptions {
   readonly structural?: {
     readonly dropReasoning?: DropReasoningOptions;
     readonly pruneToolResults?: PruneToolResultsOptions;
+    /** Options of `clipToolResults`, the last structural step; `false` leaves large outputs whole. */
+    readonly clipToolResults?: ClipToolResultsOptions | false;
   };
   /** Options of the summary tier. */
   readonly summary?: Omit<SummarizeOlderOptions, 'timeoutMs'>;
@@ -93,6 +100,13 @@ export interface CompactorOptions {
      * identifiers) into the leading summary. Default true; no model is involved.
      */
     readonly record?: boolean;
+    /**
+     * When the latest user request is too long to sit beside its newest exchange and the
+     * summary, cut its middle (head and tail verbatim, a note of what was cut) in what the
+     * model sees, rather than end the run with a `ContextOverflowError`. The log keeps the whole
+     * request. Default true; never below 96 tokens of the request.
+     */
+    readonly clipLatestRequest?: boolean;
   };
   /** Limit on each summarizer call. Default 60,000 ms. */
   readonly summaryTimeoutMs?: number;

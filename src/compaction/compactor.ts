@@ -21,6 +21,7 @@ import type {
 } from './compactor-types.js';
 import { requireNonNegative } from './helpers/options.js';
 import { pipeline } from './pipeline.js';
+import { clipToolResults } from './strategies/clip-tool-results.js';
 import { dropReasoning } from './strategies/drop-reasoning.js';
 import { pruneLargestToolResults } from './strategies/prune-largest-tool-results.js';
 import { pruneToolResults } from './strategies/prune-tool-results.js';
@@ -30,6 +31,7 @@ import type {
   CompactionTier,
   MutationInput,
   MutationOutput,
+  MutationPoint,
   TriggerDecision,
   TriggerInput,
 } from './types.js';
@@ -71,9 +73,11 @@ function buildCompactor({
     requireNonNegative('createCompactor', 'emergency.maxTokens', emergency.maxTokens);
   }
   const recordDropped = emergency.record ?? true;
+  const clipRequest = emergency.clipLatestRequest ?? true;
   const structuralTier = pipeline(
     dropReasoning(structural.dropReasoning),
     pruneToolResults(structural.pruneToolResults),
+    ...(structural.clipToolResults === false ? [] : [clipToolResults(structural.clipToolResults)]),
   );
   const firstTier = strategy ?? structuralTier;
   // After a 413 one huge output is the usual cause; after an overflow, outputs the model has
@@ -86,16 +90,31 @@ function buildCompactor({
     return trigger.evaluate(input);
   }
 
+  /** The trigger's input for a transcript, with what the caller knows besides it. */
+  function triggerInput(
+    transcript: readonly Item[],
+    tokens: TokenCounter,
+    known: {
+      readonly reported?: TriggerInput['reported'] | undefined;
+      readonly overheadTokens?: number | undefined;
+      readonly point?: MutationPoint | undefined;
+    },
+  ): TriggerInput {
+    return {
+      transcript,
+      tokens,
+      ...(known.reported === undefined ? {} : { reported: known.reported }),
+      ...(known.overheadTokens === undefined ? {} : { overheadTokens: known.overheadTokens }),
+      ...(known.point === undefined ? {} : { point: known.point }),
+    };
+  }
+
   function budgetFor(input: CompactInput): {
     decision: TriggerDecision;
     budget: CompactionBudget;
     tokensBefore: number;
   } {
-    const decision = evaluate(
-      input.reported === undefined
-        ? { transcript: input.transcript, tokens: input.tokens }
-        : { transcript: input.transcript, tokens: input.tokens, reported: input.reported },
-    );
+    const decision = evaluate(triggerInput(input.transcript, input.tokens, input));
     const tokensBefore = input.tokens.count(input.transcript);
     const budget = compactionBudgetFor({
       reason: input.reason,
@@ -109,9 +128,10 @@ function buildCompactor({
     transcript: readonly Item[],
     tokens: TokenCounter,
     budget: CompactionBudget,
+    overheadTokens?: number,
   ): boolean {
     return (
-      !trigger.evaluate({ transcript, tokens }).fire &&
+      !trigger.evaluate(triggerInput(transcript, tokens, { overheadTokens })).fire &&
       tokens.count(transcript) <= headroomLine(budget)
     );
   }
@@ -150,7 +170,8 @@ function buildCompactor({
 
     const stillAbove =
       tokens.count(current) > budget.targetTokens ||
-      trigger.evaluate({ transcript: current, tokens }).fire;
+      trigger.evaluate(triggerInput(current, tokens, { overheadTokens: input.overheadTokens }))
+        .fire;
     if (stillAbove && backend !== undefined) {
       const summaryResult = await summaryTier.apply({ ...request, transcript: current }, context);
       summaryMetadata = summaryResult.metadata;
@@ -167,7 +188,7 @@ function buildCompactor({
       strategies,
       tokensBefore,
       tokensAfter,
-      effective: isEffective(current, tokens, budget),
+      effective: isEffective(current, tokens, budget, input.overheadTokens),
       metadata: {
         trigger: triggerFacts(decision),
         budget,
@@ -178,7 +199,14 @@ function buildCompactor({
   }
 
   function emergencyPrune(input: EmergencyPruneInput): Promise<EmergencyOutcome> {
-    const deps = { structuralTier, recordDropped, budgetFor, isEffective, triggerFacts };
+    const deps = {
+      structuralTier,
+      recordDropped,
+      clipRequest,
+      budgetFor,
+      isEffective,
+      triggerFacts,
+    };
     return emergencyPruneWith(
       emergency.maxTokens === undefined ? deps : { ...deps, maxTokens: emergency.maxTokens },
       input,
@@ -188,19 +216,19 @@ function buildCompactor({
   async function mutate(input: MutationInput): Promise<MutationOutput> {
     const { transcript, tokens, signal, reported } = input;
     const reason = input.reason ?? 'threshold';
-    const decision = evaluate(
-      reported === undefined
-        ? { transcript, tokens, point: input.point }
-        : { transcript, tokens, reported, point: input.point },
-    );
+    const decision = evaluate(triggerInput(transcript, tokens, input));
     // A provider refusal or a manual request compacts even when our own estimate says it fits.
     if (!decision.fire && reason === 'threshold') {
       return { dirty: false, metadata: { trigger: triggerFacts(decision) } };
     }
-    const compactInput =
-      reported === undefined
-        ? { transcript, tokens, reason, signal }
-        : { transcript, tokens, reason, reported, signal };
+    const compactInput = {
+      transcript,
+      tokens,
+      reason,
+      signal,
+      ...(reported === undefined ? {} : { reported }),
+      ...(input.overheadTokens === undefined ? {} : { overheadTokens: input.overheadTokens }),
+    };
     let outcome: CompactOutcome;
     let summaryError: CompactionError | undefined;
     try {

@@ -82,6 +82,12 @@ export interface TriggerInput {
     readonly itemCount: number;
   };
   /**
+   * Tokens of the request outside the transcript (instructions, tool schemas, formatting) as
+   * last measured from reported usage. Used on the estimate basis, so a trigger asked right
+   * after a compaction (when no report describes the history yet) still counts them.
+   */
+  readonly overheadTokens?: number;
+  /**
    * The mutation point the loop is at when it asks, so a trigger can fire at some points only.
    * Absent when the caller is not a loop (a manual `compact`, the CLI).
    */
@@ -116,6 +122,7 @@ export interface MutationInput {
   readonly point: MutationPoint;
   readonly reason?: CompactionReason;
   readonly reported?: TriggerInput['reported'];
+  readonly overheadTokens?: number;
   readonly signal: AbortSignal;
 }
 

@@ -8,15 +8,21 @@ import { abortRunActor, finishRunActor } from './actors/finish-run.js';
 import type { LoopActorContext } from './actors/loop-actor-context.js';
 import { runMutatorActor } from './actors/run-mutator.js';
 import { runToolsActor } from './actors/run-tools.js';
+import { PromptOverhead } from './prompt-overhead.js';
 
-export type LoopActorsOptions = Omit<LoopActorContext, 'specs'>;
+export type LoopActorsOptions = Omit<LoopActorContext, 'specs' | 'overhead'>;
 
 /**
  * The implementations of the machine's named actors for one session, each in its own module
  * under ./actors. They share the session (log, projection, token total) and never the machine.
  */
 export function createLoopActors(options: LoopActorsOptions) {
-  const context: LoopActorContext = { ...options, specs: toolSpecs(options.tools) };
+  const specs = toolSpecs(options.tools);
+  const context: LoopActorContext = {
+    ...options,
+    specs,
+    overhead: new PromptOverhead(options.instructions, specs),
+  };
   return {
     beginRun: beginRunActor(context),
     callModel: callModelActor(context),

@@ -7,7 +7,7 @@ export interface PromptTokens {
   readonly basis: 'reported' | 'estimate';
   /**
    * Tokens of the request that are not items (instructions, tool schemas, formatting), as seen
-   * in reported usage; 0 on the estimate basis. Strategies count items only, so budgets are
+   * in reported usage, or on the estimate basis as the caller last measured it (else 0). Strategies count items only, so budgets are
    * lowered by this much to mean the same line.
    */
   readonly overhead: number;
@@ -24,6 +24,7 @@ export function measurePromptTokens({
   tokens,
   reported,
   estimatedTokens,
+  overheadTokens,
 }: TriggerInput): PromptTokens {
   if (
     reported !== undefined &&
@@ -48,9 +49,13 @@ export function measurePromptTokens({
       overhead: Math.max(0, reported.promptTokens - covered),
     };
   }
+  const overhead =
+    overheadTokens !== undefined && Number.isFinite(overheadTokens) && overheadTokens > 0
+      ? Math.floor(overheadTokens)
+      : 0;
   return {
-    tokens: estimatedTokens ?? tokens.count(transcript),
+    tokens: (estimatedTokens ?? tokens.count(transcript)) + overhead,
     basis: 'estimate',
-    overhead: 0,
+    overhead,
   };
 }

@@ -5,7 +5,7 @@ import type { LoopActorContext } from './loop-actor-context.js';
 import { withTypedFailures } from './typed-failure.js';
 
 /** Asks the compactor's trigger whether the next request is over budget. */
-export function checkBudgetActor({ session, compactor }: LoopActorContext) {
+export function checkBudgetActor({ session, compactor, overhead }: LoopActorContext) {
   return fromPromise<CheckBudgetOutput, CheckBudgetInput>(async ({ input }) => {
     const tokens = await session.tokens();
     // A compactor runs at the points it declares only (the seed's mutation points); elsewhere the
@@ -19,6 +19,7 @@ export function checkBudgetActor({ session, compactor }: LoopActorContext) {
           tokens,
           estimatedTokens: session.estimateTokens(tokens),
           point: input.point,
+          overheadTokens: overhead.last(tokens),
           ...(session.reported === undefined ? {} : { reported: session.reported }),
         }),
       (description, cause) =>

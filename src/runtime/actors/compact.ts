@@ -9,7 +9,7 @@ import { forward, type LoopActorContext, recordReplacement } from './loop-actor-
 import { withTypedFailures } from './typed-failure.js';
 
 /** The tiered compaction; a result that breaks the protocol is reported, never logged. */
-export function compactActor({ session, compactor }: LoopActorContext) {
+export function compactActor({ session, compactor, overhead }: LoopActorContext) {
   return fromPromise<CompactOutput, CompactInput>(async ({ input, signal, self }) => {
     if (compactor === undefined) throw new MutatorError('No compactor is configured');
     const tokens = await session.tokens();
@@ -31,6 +31,7 @@ export function compactActor({ session, compactor }: LoopActorContext) {
             signal,
             originalOf: (item) => session.originalOf(item),
             ...(session.reported === undefined ? {} : { reported: session.reported }),
+            overheadTokens: overhead.measure(session, tokens),
           }),
         ),
       (description, cause) =>

@@ -7,26 +7,24 @@ import { type LoopActorContext, recordReplacement } from './loop-actor-context.j
 import { withTypedFailures } from './typed-failure.js';
 
 /**
- * Says which part of what every request must hold (the summary and the latest turn, besides
- * the instructions and tool schemas) is too large for the budget, in tokens.
+ * Says which part of what every request must hold (the latest turn and the summary of earlier
+ * work, besides the instructions and tool schemas) is too large for the budget, in tokens.
  */
-function floorDetail(metadata: Readonly<Record<string, unknown>>): string {
+function floorDetail(metadata: Readonly<Record<string, unknown>>, tokensAfter: number): string {
   const budget = metadata['budget'] as { maxTokens?: number } | undefined;
-  const facts = metadata['emergency'] as
-    | { latestTurnTokens?: number; summaryTokens?: number }
-    | undefined;
+  const facts = metadata['emergency'] as { latestTurnTokens?: number } | undefined;
   const limit = budget?.maxTokens ?? 0;
   const latest = facts?.latestTurnTokens ?? 0;
-  const summary = facts?.summaryTokens ?? 0;
+  const summary = Math.max(0, tokensAfter - latest);
   const part =
     latest > limit
       ? `the latest user turn alone is ${latest} tokens`
-      : `the latest user turn (${latest} tokens) and the summary of earlier work (${summary} tokens) together are ${latest + summary} tokens`;
+      : `the latest user turn (${latest} tokens) and the summary of earlier work (${summary} tokens) together are ${tokensAfter} tokens`;
   return `The context cannot be brought under its budget: ${part}, over the ${limit} tokens left for the conversation after the instructions and tool schemas`;
 }
 
 /** The deterministic last resort after a failed or ineffective compaction. */
-export function emergencyPruneActor({ session, compactor }: LoopActorContext) {
+export function emergencyPruneActor({ session, compactor, overhead }: LoopActorContext) {
   return fromPromise<EmergencyPruneOutput, CompactInput>(async ({ input, signal }) => {
     if (compactor === undefined) throw new MutatorError('No compactor is configured');
     const tokens = await session.tokens();
@@ -39,6 +37,7 @@ export function emergencyPruneActor({ session, compactor }: LoopActorContext) {
           reason: input.reason,
           signal,
           originalOf: (item) => session.originalOf(item),
+          overheadTokens: overhead.measure(session, tokens),
         }),
       (description, cause) =>
         new CompactionError(`The emergency prune failed: ${description}`, {
@@ -66,6 +65,10 @@ export function emergencyPruneActor({ session, compactor }: LoopActorContext) {
     const reduced = outcome.tokensAfter < outcome.tokensBefore;
     const fits = outcome.fits && (input.reason === 'threshold' || reduced);
     if (fits) return { status: 'fits', ...base };
-    return { status: 'too-large', ...base, detail: floorDetail(outcome.metadata) };
+    return {
+      status: 'too-large',
+      ...base,
+      detail: floorDetail(outcome.metadata, outcome.tokensAfter),
+    };
   });
 }

@@ -7,6 +7,7 @@ import type { ModelAdapter, ToolSpec } from '../../model/types.js';
 import type { AnyToolDefinition } from '../../tools/types.js';
 import type { Item } from '../../transcript/types.js';
 import type { LoopSession } from '../loop-session.js';
+import type { PromptOverhead } from '../prompt-overhead.js';
 import type { TelemetryEvent } from '../telemetry-events.js';
 
 /** What the actor implementations of one loop share. */
@@ -20,6 +21,8 @@ export interface LoopActorContext {
   readonly toolTimeoutMs: number | undefined;
   /** What the model is told about the tools, computed once. */
   readonly specs: readonly ToolSpec[];
+  /** Tokens of a request outside its items, for budget checks between usage reports. */
+  readonly overhead: PromptOverhead;
 }
 
 /**

@@ -9,7 +9,7 @@ import { forward, type LoopActorContext, recordReplacement } from './loop-actor-
 import { withTypedFailures } from './typed-failure.js';
 
 /** Runs one host mutator; a changed transcript is validated before it is logged. */
-export function runMutatorActor({ session, mutators }: LoopActorContext) {
+export function runMutatorActor({ session, mutators, overhead }: LoopActorContext) {
   return fromPromise<RunMutatorOutput, RunMutatorInput>(async ({ input, signal, self }) => {
     const mutator = mutators.find((candidate) => candidate.name === input.mutator);
     if (mutator === undefined) throw new MutatorError(`No mutator named "${input.mutator}"`);
@@ -31,6 +31,7 @@ export function runMutatorActor({ session, mutators }: LoopActorContext) {
             point: input.point,
             signal,
             ...(session.reported === undefined ? {} : { reported: session.reported }),
+            overheadTokens: overhead.measure(session, tokens),
           }),
         ),
       (description, cause) =>

@@ -7,6 +7,7 @@ import { MemorySessionStore } from '../../log/memory-store.js';
 import type { ModelAdapter } from '../../model/types.js';
 import { createAgentLoop } from '../../runtime/create-agent-loop.js';
 import { runTurn } from '../../runtime/run-turn.js';
+import type { TelemetryEvent } from '../../runtime/telemetry-events.js';
 import type { TokenCounter } from '../../tokens/types.js';
 import { fromChatMessages } from '../../transcript/from-chat-messages.js';
 import type { Item } from '../../transcript/types.js';
@@ -30,6 +31,8 @@ export interface CompactionQualityOptions {
   readonly compactor?: (trigger: CompactionTrigger) => Compactor;
   /** The replay's system prompt. */
   readonly instructions?: string;
+  /** Sees every telemetry event of the replay's loop, to look into a result. */
+  readonly onTelemetry?: (event: TelemetryEvent) => void;
 }
 
 /** How many facts of the dropped part there were, and how many the model can still see. */
@@ -109,6 +112,7 @@ export async function measureCompactionQuality({
   backend,
   compactor: buildCompactor,
   instructions = QUALITY_INSTRUCTIONS,
+  onTelemetry,
 }: CompactionQualityOptions): Promise<CompactionQualityReport> {
   const recorded = fromChatMessages(messages);
   const plan = buildReplayPlan({ recordings: [{ name, items: recorded }] });
@@ -146,6 +150,7 @@ export async function measureCompactionQuality({
   loop.on('EmergencyPruneApplied', () => {
     emergencyPrunes += 1;
   });
+  if (onTelemetry !== undefined) loop.on('*', onTelemetry);
   loop.start();
   const failures: string[] = [];
   let turnsCompleted = 0;

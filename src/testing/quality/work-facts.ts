@@ -24,7 +24,7 @@ const fileNamePattern =
   /(?<![\w/.-])[\w-]+(?:\.[\w-]+)*\.(?:py|pyi|ts|tsx|js|jsx|mjs|json|jsonl|md|rst|txt|yaml|yml|toml|cfg|ini|sh|html|htm|css|php|go|rs|java|c|h|cpp|rb|log|csv|xml|lock|sql|env|conf)\b/g;
 
 function trimPunctuation(text: string): string {
-  return text.replace(/[.,;:]+$/, '');
+  return text.replace(/[.,;:\\]+$/, '');
 }
 
 function isPathLike(path: string): boolean {
