@@ -1,12 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createCompactor } from '../../src/compaction/compactor.js';
+import { summaryCapFor } from '../../src/compaction/compactor-sizes.js';
+import { headroomLine } from '../../src/compaction/compactor-steps.js';
 import { replacedItemId } from '../../src/compaction/helpers/derived-item.js';
 import { pruneToolResults } from '../../src/compaction/strategies/prune-tool-results.js';
 import { summarizeOlder } from '../../src/compaction/strategies/summarize-older.js';
 import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
-import { isSummaryItem, summaryBody } from '../../src/compaction/summary.js';
+import { createSummaryItem, isSummaryItem, summaryBody } from '../../src/compaction/summary.js';
 import { recordedGoal } from '../../src/compaction/summary-goal.js';
 import { contextWindowTrigger } from '../../src/compaction/triggers/context-window-trigger.js';
+import type { CompactionBudget } from '../../src/compaction/types.js';
 import type { SessionEvent } from '../../src/log/events.js';
 import { createProjection } from '../../src/log/projection.js';
 import { buildReplacementView } from '../../src/log/replacement-view.js';
@@ -92,12 +95,18 @@ describe('sizes derived from the budget', () => {
     expect(outcome.metadata?.['tier']).toBe('summary');
     expect(outcome.metadata?.['effective']).toBe(true);
     expect(validateTranscript(transcript)).toEqual([]);
-    // The summary stays within its share of the target.
-    const budget = outcome.metadata?.['budget'] as { targetTokens: number };
+    // The summary takes its share of the target, or what the kept part leaves of it, and the
+    // result lands under the headroom line, so the next step does not compact again.
+    const budget = outcome.metadata?.['budget'] as CompactionBudget;
     const summary = transcript.find(isSummaryItem);
+    const rest = transcript.filter((item) => item !== summary);
     expect(summary && tokens.countItem(summary)).toBeLessThanOrEqual(
-      budget.targetTokens * 0.35 + 80,
+      Math.max(
+        summaryCapFor(budget) + tokens.countItem(createSummaryItem('')),
+        budget.targetTokens - tokens.count(rest),
+      ),
     );
+    expect(tokens.count(transcript)).toBeLessThanOrEqual(headroomLine(budget));
   });
 });
 

@@ -1,6 +1,8 @@
 import { CompactionError } from '../../errors/compaction-error.js';
+import type { TokenCounter } from '../../tokens/types.js';
 import type { Item } from '../../transcript/types.js';
-import { summaryCapFor } from '../compactor-sizes.js';
+import { MIN_SUMMARY_TOKENS, summaryCapFor } from '../compactor-sizes.js';
+import { headroomLine } from '../compactor-steps.js';
 import { requireNonNegative } from '../helpers/options.js';
 import { skippedResult } from '../helpers/result.js';
 import { atomicSpans, leadingContextCount } from '../helpers/structure.js';
@@ -21,7 +23,8 @@ export interface SummarizeOlderOptions {
   readonly keepRecentTokens?: number;
   /** Keep at least this many items at the end verbatim (the seed's "last N items"). Default 0. */
   readonly keepRecentItems?: number;
-  /** The most tokens the summary may take; longer ones are cut section by section. Default 25% of the target. */
+  /** The most tokens the summary may take; longer ones are cut section by section. Default: 35% of the target plus
+   * the summary's frame (at most half the target), or more when the kept part leaves more room. */
   readonly maxSummaryTokens?: number;
   /** Limit on each backend call; it ends the call through its AbortSignal. */
   readonly timeoutMs?: number;
@@ -40,6 +43,26 @@ function defaultKeepRecent(
   }
   const fixed = countItems([...leading, ...(latestUser === undefined ? [] : [latestUser])]);
   return Math.max(0, budget.targetTokens - summaryCap - fixed);
+}
+
+/**
+ * The default size of the summary beside `keptTokens` of kept items: what the kept part leaves
+ * of the target when that is more than the cap (on a small budget that room is what keeps the
+ * older errors and identifiers), else the cap, but never so much that the result lands above
+ * the headroom line, where it would count as ineffective and fall to the emergency prune.
+ */
+function summaryRoom(
+  budget: CompactionBudget,
+  summaryCap: number,
+  keptTokens: number,
+  tokens: TokenCounter,
+): number {
+  // Sizes here are of the summary's text; its item adds the preamble.
+  const frame = tokens.countItem(createSummaryItem(''));
+  const cap = summaryCap;
+  const room = budget.targetTokens - keptTokens - frame;
+  const belowHeadroom = headroomLine(budget) - keptTokens - frame;
+  return Math.max(MIN_SUMMARY_TOKENS, room >= cap ? room : Math.min(cap, belowHeadroom));
 }
 
 /**
@@ -143,10 +166,15 @@ export function summarizeOlder({
       if (summary === undefined) {
         throw new CompactionError('summarizeOlder produced no summary', { code: 'summary_failed' });
       }
-      const fitted = fitSummaryText({ text: summary, maxTokens: summaryCap, tokens });
+      const kept = [...split.keptContext, ...split.pinned, ...split.tail];
+      const fitted = fitSummaryText({
+        text: summary,
+        maxTokens: maxSummaryTokens ?? summaryRoom(budget, summaryCap, tokens.count(kept), tokens),
+        tokens,
+      });
 
       const summaryItem = createSummaryItem(fitted.text);
-      const output: Item[] = [summaryItem, ...split.keptContext, ...split.pinned, ...split.tail];
+      const output: Item[] = [summaryItem, ...kept];
       const tokensBefore = tokens.count(transcript);
       const tokensAfter = tokens.count(output);
       if (tokensAfter >= tokensBefore) {

@@ -240,8 +240,13 @@ export function extractiveSummarizer({
       ...findFilePaths(allText),
       ...findUrls(allText).slice(0, maxUrls),
     ]);
-    // An identifier a listed path already spells out (`mod0` of `src/mod0.py`) takes no room.
-    const unlisted = identifiers.filter((id) => !paths.some((path) => path.includes(id)));
+    // An identifier a listed path or a longer identifier already spells out (`mod0` of
+    // `src/mod0.py`, `6276644` of `gift_card_6276644`) takes no room.
+    const unlisted = identifiers.filter(
+      (id) =>
+        !paths.some((path) => path.includes(id)) &&
+        !identifiers.some((other) => other !== id && other.includes(id)),
+    );
     const files = [
       ...paths,
       // A few per line, so a cut to the summary's size drops the oldest, not all of them.
