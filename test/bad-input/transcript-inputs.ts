@@ -178,20 +178,42 @@ export const transcriptInputs: readonly CatalogEntry[] = [
     area: 'transcript',
     input: 'huge item: a 5 MB user message into a 128k-window loop',
     check: async ({ tokens }) => {
-      const model = new ScriptedModel({ tokens, script: () => ({ text: 'Hi.' }) });
       const huge = `${'word '.repeat(1_000_000)}`;
+      // What each request held when it was made (the loop hands over its live history).
+      const sent: { tokens: number; requests: string[] }[] = [];
+      const model = new ScriptedModel({
+        tokens,
+        script: ({ transcript }) => {
+          sent.push({
+            tokens: tokens.count(transcript),
+            requests: transcript.flatMap((item) =>
+              item.kind === 'user' && typeof item.content === 'string' ? [item.content] : [],
+            ),
+          });
+          return { text: 'Hi.' };
+        },
+      });
       const probe = await probeLoop({
         model,
         tokens,
         content: huge,
         compactor: createCompactor({ trigger: contextWindowTrigger({ window: 128_000 }) }),
       });
-      // Only the warm-up reached the model: 5 MB were never sent.
-      expect(model.requests).toHaveLength(2);
+      // The model got the request cut in the middle to fit the window, never the 5 MB.
+      expectRunCompleted(probe);
+      expect(sent).toHaveLength(3);
+      for (const request of sent) {
+        expect(request.tokens).toBeLessThan(128_000);
+        expect(request.requests).not.toContain(huge);
+      }
+      expect(sent[1]?.requests.at(-1)).toMatch(
+        /^word word[\s\S]*\[… \d+ characters cut by compaction\.[\s\S]*word $/,
+      );
+      // The whole request is in the log.
       expect(probe.appended.some((item) => item.kind === 'user' && item.content === huge)).toBe(
         true,
       );
-      return `${expectRunFailed(probe, { name: 'ContextOverflowError', code: 'context_overflow' })}; never sent, kept in the log`;
+      return 'safe: the model sees the request cut in the middle to fit (head, tail, a note of the cut); the whole 5 MB is kept in the log';
     },
   },
   {

@@ -1,0 +1,60 @@
+import type { TokenCounter } from '../../tokens/types.js';
+import type { Item, UserItem } from '../../transcript/types.js';
+import { CLIPPED_ID_PREFIX, clipText } from '../helpers/clip-text.js';
+import { deriveItem } from '../helpers/derived-item.js';
+import { latestTurnStart } from '../helpers/structure.js';
+
+/** The least a clipped request keeps, so it still says what the user asked for. */
+export const MIN_CLIPPED_REQUEST_TOKENS = 96;
+
+const requestAdvice =
+  'The whole request is in the session log; ask the user to restate any part the work needs.';
+
+/** The request's text when it is plain text (a string, or text parts only); else undefined. */
+function plainText(item: UserItem): string | undefined {
+  if (typeof item.content === 'string') return item.content;
+  if (item.content.every((part) => part.type === 'text')) {
+    return item.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+  }
+  return undefined;
+}
+
+/**
+ * The very last step of the emergency prune, for a latest user request so long that it cannot
+ * sit beside its newest exchange and the summary within `maxTokens`: its middle is cut (head and
+ * tail verbatim, a note of what was cut with the paths, errors and identifiers in it), never
+ * below `MIN_CLIPPED_REQUEST_TOKENS`. Only the request the model sees is cut; the log keeps the
+ * whole one. Returns `transcript` itself when it fits, the request is not plain text, or no cut
+ * within that floor would make it fit.
+ */
+export function clipLatestRequest(
+  transcript: readonly Item[],
+  tokens: TokenCounter,
+  maxTokens: number,
+): readonly Item[] {
+  const total = tokens.count(transcript);
+  if (total <= maxTokens) return transcript;
+  const start = latestTurnStart(transcript);
+  const request = transcript[start];
+  if (request?.kind !== 'user') return transcript;
+  const text = plainText(request);
+  if (text === undefined) return transcript;
+  const size = tokens.countItem(request);
+  const allowed = size - (total - maxTokens);
+  if (allowed < MIN_CLIPPED_REQUEST_TOKENS) return transcript;
+  // Start from the request's own characters per token, then shrink until the copy fits.
+  let characters = (text.length * allowed) / size;
+  for (let attempt = 0; attempt < 6 && characters >= 1; attempt += 1) {
+    const clipped = deriveItem(
+      request,
+      { ...request, content: clipText(text, characters, requestAdvice) },
+      CLIPPED_ID_PREFIX,
+    );
+    const clippedSize = tokens.countItem(clipped);
+    if (clippedSize <= allowed) {
+      return [...transcript.slice(0, start), clipped, ...transcript.slice(start + 1)];
+    }
+    characters *= (0.9 * allowed) / clippedSize;
+  }
+  return transcript;
+}
