@@ -34,6 +34,14 @@ export {
   type ReplayPlan,
   type ReplayTurn,
 } from './replay-plan.js';
+export {
+  type CompactionQualityOptions,
+  type CompactionQualityReport,
+  type FactRecall,
+  measureCompactionQuality,
+  QUALITY_INSTRUCTIONS,
+} from './quality/measure-compaction-quality.js';
+export { type WorkFacts, workFactsOf } from './quality/work-facts.js';
 export { createReplayTools } from './replay-tools.js';
 export { ScriptedModel, type ScriptedModelOptions } from './scripted-model.js';
 export type { RecordedChatMessage } from './scripted-replay.js';

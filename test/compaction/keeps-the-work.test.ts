@@ -262,3 +262,37 @@ describe('measureCompactionQuality', () => {
     expect(report.emergencyPrunes * 4).toBeLessThanOrEqual(report.compactions);
   });
 });
+
+describe('the default compactor on every bundled transcript', () => {
+  // The bar of docs/quality.md, per replay; bench/quality.bench.ts reports the figures.
+  for (const lineShare of [0.3, 0.15]) {
+    for (const fixture of loadTranscriptFixtures()) {
+      it(`keeps the work of ${fixture.file} at a line of ${lineShare * 100}%`, async () => {
+        const line = Math.floor(tokens.count(fromChatMessages(fixture.messages)) * lineShare);
+        const report = await measureCompactionQuality({
+          name: fixture.file,
+          messages: fixture.messages,
+          line,
+          tokens,
+          backend: extractiveSummarizer(),
+        });
+        expect(report.failures).toEqual([]);
+        expect(report.turnsCompleted).toBe(report.turns);
+        expect(report.compactions).toBeGreaterThan(0);
+        expect(report.goalKept).toBe(true);
+        expect(report.invalidRequests).toBe(0);
+        expect(report.emergencyPrunes * 4).toBeLessThanOrEqual(report.compactions);
+        const kept = report.paths.visible + report.errorLines.visible;
+        const dropped = report.paths.dropped + report.errorLines.dropped;
+        expect(
+          kept,
+          JSON.stringify([report.paths.lost, report.errorLines.lost]),
+        ).toBeGreaterThanOrEqual(Math.ceil(dropped * 0.95));
+        expect(
+          report.identifiers.visible,
+          JSON.stringify(report.identifiers.lost),
+        ).toBeGreaterThanOrEqual(Math.ceil(report.identifiers.dropped * 0.9));
+      });
+    }
+  }
+});

@@ -1,0 +1,119 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createCompactor } from '../../src/compaction/compactor.js';
+import { replacedItemId } from '../../src/compaction/helpers/derived-item.js';
+import {
+  clipLatestRequest,
+  MIN_CLIPPED_REQUEST_TOKENS,
+} from '../../src/compaction/strategies/clip-latest-request.js';
+import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
+import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
+import type { TokenCounter } from '../../src/tokens/types.js';
+import type { Item } from '../../src/transcript/types.js';
+import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+
+let tokens: TokenCounter;
+beforeAll(async () => {
+  tokens = await createTokenCounter();
+});
+
+const request = [
+  'ISSUE: TimeDelta serialization precision in src/marshmallow/fields.py (ticket MM-1867).',
+  ...Array.from({ length: 120 }, (_, index) => `Tip ${index}: keep one tool call per answer.`),
+  'Submit when the fix passes tests/test_fields.py.',
+].join('\n');
+
+/** A single-turn run: a long task statement and `steps` small exchanges. */
+function singleTurn(steps: number): Item[] {
+  const items: Item[] = [{ kind: 'user', id: 'u', content: request }];
+  for (let step = 0; step < steps; step += 1) {
+    items.push(
+      {
+        kind: 'assistant',
+        id: `a${step}`,
+        toolCalls: [{ id: `c${step}`, name: 'bash', arguments: `{"cmd":"ls dir${step}"}` }],
+      },
+      {
+        kind: 'toolResult',
+        id: `r${step}`,
+        callId: `c${step}`,
+        toolName: 'bash',
+        content: `file${step}.py`,
+        isError: false,
+      },
+    );
+  }
+  return items;
+}
+
+const signal = () => new AbortController().signal;
+
+describe('clipLatestRequest', () => {
+  it('cuts the middle of a latest request too long to fit, keeping its head and tail verbatim', () => {
+    const transcript = singleTurn(1);
+    const maxTokens = Math.floor(tokens.count(transcript) / 2);
+    const output = clipLatestRequest(transcript, tokens, maxTokens);
+    expect(tokens.count(output)).toBeLessThanOrEqual(maxTokens);
+    const clipped = output[0];
+    if (clipped?.kind !== 'user' || typeof clipped.content !== 'string') {
+      throw new Error('expected the clipped request first');
+    }
+    expect(clipped.content.startsWith('ISSUE: TimeDelta serialization precision')).toBe(true);
+    expect(clipped.content.endsWith('Submit when the fix passes tests/test_fields.py.')).toBe(true);
+    expect(clipped.content).toMatch(/\[… \d+ lines, \d+ characters cut by compaction\./);
+    expect(clipped.content).toContain('The whole request is in the session log');
+    // The copy stands in for the logged request, which the log keeps whole.
+    expect(replacedItemId(clipped)).toBe('u');
+    expect(output.slice(1)).toEqual(transcript.slice(1));
+    expect(validateTranscript(output)).toEqual([]);
+  });
+
+  it('leaves a transcript that fits, or one whose request would have to go below its floor', () => {
+    const transcript = singleTurn(1);
+    expect(clipLatestRequest(transcript, tokens, tokens.count(transcript))).toBe(transcript);
+    const rest = tokens.count(transcript) - tokens.countItem(transcript[0] as Item);
+    expect(clipLatestRequest(transcript, tokens, rest + MIN_CLIPPED_REQUEST_TOKENS - 1)).toBe(
+      transcript,
+    );
+  });
+});
+
+describe('the emergency prune with a request that nearly fills the budget', () => {
+  const transcript = singleTurn(12);
+
+  it('fits by cutting the request as its last step, instead of ending in an overflow', async () => {
+    const maxTokens = Math.floor(tokens.countItem(transcript[0] as Item) * 0.9);
+    const compactor = createCompactor({
+      trigger: tokenBudgetTrigger({ maxTokens, targetRatio: 0.9 }),
+    });
+    const outcome = await compactor.emergencyPrune({
+      transcript,
+      tokens,
+      reason: 'threshold',
+      signal: signal(),
+    });
+    expect(outcome.strategies).toContain('clipLatestRequest');
+    expect(outcome.fits).toBe(true);
+    expect(validateTranscript(outcome.transcript)).toEqual([]);
+    const first = outcome.transcript.find((item) => item.kind === 'user');
+    expect(first?.kind === 'user' && first.content).toMatch(/^ISSUE: TimeDelta/);
+    // The newest exchange is still there verbatim.
+    expect(outcome.transcript.at(-1)).toBe(transcript.at(-1));
+  });
+
+  it('with clipLatestRequest: false, does not fit and leaves the request whole', async () => {
+    const maxTokens = Math.floor(tokens.countItem(transcript[0] as Item) * 0.9);
+    const compactor = createCompactor({
+      trigger: tokenBudgetTrigger({ maxTokens, targetRatio: 0.9 }),
+      emergency: { clipLatestRequest: false },
+    });
+    const outcome = await compactor.emergencyPrune({
+      transcript,
+      tokens,
+      reason: 'threshold',
+      signal: signal(),
+    });
+    expect(outcome.strategies).not.toContain('clipLatestRequest');
+    expect(outcome.fits).toBe(false);
+    expect(outcome.transcript).toContain(transcript[0]);
+  });
+});
