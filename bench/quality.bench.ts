@@ -12,8 +12,8 @@
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { openAISummarizer } from '../src/compaction/summarizers/openai.js';
 import { extractiveSummarizer } from '../src/compaction/summarizers/extractive.js';
+import { openAISummarizer } from '../src/compaction/summarizers/openai.js';
 import type { CompactionBackend } from '../src/compaction/types.js';
 import {
   type CompactionQualityReport,

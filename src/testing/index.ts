@@ -23,6 +23,14 @@ export {
 } from './fake-replies.js';
 export type { FakeChatRequestBody, FakeRequest, FakeRequestHeaders } from './fake-request.js';
 export {
+  type CompactionQualityOptions,
+  type CompactionQualityReport,
+  type FactRecall,
+  measureCompactionQuality,
+  QUALITY_INSTRUCTIONS,
+} from './quality/measure-compaction-quality.js';
+export { type WorkFacts, workFactsOf } from './quality/work-facts.js';
+export {
   type RecordedSession,
   type RecordedSessionOptions,
   recordedSession,
@@ -34,14 +42,6 @@ export {
   type ReplayPlan,
   type ReplayTurn,
 } from './replay-plan.js';
-export {
-  type CompactionQualityOptions,
-  type CompactionQualityReport,
-  type FactRecall,
-  measureCompactionQuality,
-  QUALITY_INSTRUCTIONS,
-} from './quality/measure-compaction-quality.js';
-export { type WorkFacts, workFactsOf } from './quality/work-facts.js';
 export { createReplayTools } from './replay-tools.js';
 export { ScriptedModel, type ScriptedModelOptions } from './scripted-model.js';
 export type { RecordedChatMessage } from './scripted-replay.js';
