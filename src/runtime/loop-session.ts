@@ -29,8 +29,8 @@ export interface LoopSessionOptions {
 export class LoopSession {
   readonly sessionId: string;
   readonly store: SessionStore;
-  readonly #projection = new SessionProjection();
-  readonly #tracker = new ProtocolTracker();
+  #projection = new SessionProjection();
+  #tracker = new ProtocolTracker();
   #tokens: Promise<TokenCounter>;
   #counter: TokenCounter | undefined;
   #opened: Promise<void> | undefined;
@@ -95,10 +95,24 @@ export class LoopSession {
     return this.#counter;
   }
 
-  /** Reads the log once and rebuilds every fact from it; a run left open by a crash is closed. */
+  /**
+   * Reads the log once and rebuilds every fact from it; a run left open by a crash is closed.
+   * A failed open is forgotten, with whatever it had read, so the next run reads the log afresh.
+   */
   open(): Promise<void> {
-    this.#opened ??= this.#load();
+    this.#opened ??= this.#load().catch((error: unknown) => {
+      this.#forgetLoad();
+      throw error;
+    });
     return this.#opened;
+  }
+
+  #forgetLoad(): void {
+    this.#opened = undefined;
+    this.#projection = new SessionProjection();
+    this.#tracker = new ProtocolTracker();
+    this.#runs = 0;
+    this.#countedEpoch = -1;
   }
 
   async #load(): Promise<void> {
