@@ -424,6 +424,7 @@ export const agentLoopMachine = setup({
           ...runOf(context),
           reason: context.compactionReason ?? 'threshold',
           attempt: context.consecutiveCompactions,
+          point: context.point ?? 'BeforeInference',
         }),
         onDone: [
           {
@@ -465,6 +466,7 @@ export const agentLoopMachine = setup({
           ...runOf(context),
           reason: context.compactionReason ?? 'threshold',
           attempt: context.consecutiveCompactions,
+          point: context.point ?? 'BeforeInference',
         }),
         onDone: [
           {

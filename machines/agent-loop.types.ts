@@ -130,6 +130,8 @@ export interface CompactInput {
   readonly runId: string;
   readonly reason: CompactionReason;
   readonly attempt: number;
+  /** The point the budget was checked at (or, after a refusal, the refused request was built at). */
+  readonly point: MutationPoint;
 }
 export interface CompactOutput {
   readonly status: 'effective' | 'ineffective' | 'invalid';

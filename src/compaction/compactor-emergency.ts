@@ -1,4 +1,3 @@
-import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
 import { summaryCapFor } from './compactor-sizes.js';
 import { appliedNames, originalsWithin } from './compactor-steps.js';
@@ -26,9 +25,8 @@ export interface EmergencyDeps {
   };
   isEffective(
     transcript: readonly Item[],
-    tokens: TokenCounter,
     budget: CompactionBudget,
-    overheadTokens?: number,
+    input: EmergencyPruneInput,
   ): boolean;
   triggerFacts(decision: TriggerDecision): Record<string, unknown>;
 }
@@ -145,7 +143,7 @@ export async function emergencyPruneWith(
     strategies,
     tokensBefore,
     tokensAfter,
-    effective: deps.isEffective(output, tokens, budget, input.overheadTokens),
+    effective: deps.isEffective(output, budget, input),
     fits: tokensAfter <= budget.maxTokens,
     metadata: {
       trigger: deps.triggerFacts(decision),

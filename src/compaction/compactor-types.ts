@@ -44,6 +44,8 @@ export interface CompactInput {
   readonly signal: AbortSignal;
   /** The log's original of an item that stands in for another (see `CompactionContext`). */
   readonly originalOf?: (item: Item) => Item | undefined;
+  /** The mutation point the loop compacts at, passed to every trigger call (see `TriggerInput.point`). */
+  readonly point?: MutationPoint;
 }
 
 export interface EmergencyPruneInput {
@@ -56,6 +58,8 @@ export interface EmergencyPruneInput {
   readonly signal: AbortSignal;
   /** The log's original of an item that stands in for another (see `CompactionContext`). */
   readonly originalOf?: (item: Item) => Item | undefined;
+  /** The mutation point the loop compacts at, passed to every trigger call (see `TriggerInput.point`). */
+  readonly point?: MutationPoint;
 }
 
 /**

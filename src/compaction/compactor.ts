@@ -124,15 +124,22 @@ function buildCompactor({
     return { decision, budget, tokensBefore };
   }
 
+  /** The trigger's input for a compacted transcript: the reported usage described the one before. */
+  function afterCompaction(transcript: readonly Item[], input: CompactInput): TriggerInput {
+    return triggerInput(transcript, input.tokens, {
+      overheadTokens: input.overheadTokens,
+      point: input.point,
+    });
+  }
+
   function isEffective(
     transcript: readonly Item[],
-    tokens: TokenCounter,
     budget: CompactionBudget,
-    overheadTokens?: number,
+    input: CompactInput,
   ): boolean {
     return (
-      !trigger.evaluate(triggerInput(transcript, tokens, { overheadTokens })).fire &&
-      tokens.count(transcript) <= headroomLine(budget)
+      !trigger.evaluate(afterCompaction(transcript, input)).fire &&
+      input.tokens.count(transcript) <= headroomLine(budget)
     );
   }
 
@@ -170,8 +177,7 @@ function buildCompactor({
 
     const stillAbove =
       tokens.count(current) > budget.targetTokens ||
-      trigger.evaluate(triggerInput(current, tokens, { overheadTokens: input.overheadTokens }))
-        .fire;
+      trigger.evaluate(afterCompaction(current, input)).fire;
     if (stillAbove && backend !== undefined) {
       const summaryResult = await summaryTier.apply({ ...request, transcript: current }, context);
       summaryMetadata = summaryResult.metadata;
@@ -188,7 +194,7 @@ function buildCompactor({
       strategies,
       tokensBefore,
       tokensAfter,
-      effective: isEffective(current, tokens, budget, input.overheadTokens),
+      effective: isEffective(current, budget, input),
       metadata: {
         trigger: triggerFacts(decision),
         budget,
@@ -214,7 +220,7 @@ function buildCompactor({
   }
 
   async function mutate(input: MutationInput): Promise<MutationOutput> {
-    const { transcript, tokens, signal, reported } = input;
+    const { transcript, tokens, signal, reported, point } = input;
     const reason = input.reason ?? 'threshold';
     const decision = evaluate(triggerInput(transcript, tokens, input));
     // A provider refusal or a manual request compacts even when our own estimate says it fits.
@@ -226,6 +232,7 @@ function buildCompactor({
       tokens,
       reason,
       signal,
+      point,
       ...(reported === undefined ? {} : { reported }),
       ...(input.overheadTokens === undefined ? {} : { overheadTokens: input.overheadTokens }),
     };

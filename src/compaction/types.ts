@@ -89,7 +89,8 @@ export interface TriggerInput {
   readonly overheadTokens?: number;
   /**
    * The mutation point the loop is at when it asks, so a trigger can fire at some points only.
-   * Absent when the caller is not a loop (a manual `compact`, the CLI).
+   * Every call inside a loop carries it: the budget check, the compaction with its checks, and
+   * the emergency prune. Absent when the caller is not a loop (a manual `compact`, the CLI).
    */
   readonly point?: MutationPoint;
 }

@@ -30,19 +30,26 @@ const readLog = defineTool({
   execute: ({ part }: { part: number }) => `log part ${part}\n${'line of output\n'.repeat(400)}`,
 });
 
-/** A small budget that every request of the turn exceeds; records the points it is asked at. */
-function recordingTrigger(seen: (MutationPoint | undefined)[]): CompactionTrigger {
+/**
+ * A small budget that every request of the turn exceeds; records the points it is asked at.
+ * `alwaysFire` keeps it firing after compaction, so the emergency prune runs too.
+ */
+function recordingTrigger(
+  seen: (MutationPoint | undefined)[],
+  alwaysFire: boolean,
+): CompactionTrigger {
   const inner = tokenBudgetTrigger({ maxTokens: 1_500 });
   return {
     name: 'recording',
     evaluate(input) {
       seen.push(input.point);
-      return inner.evaluate(input);
+      const decision = inner.evaluate(input);
+      return alwaysFire ? { ...decision, fire: true } : decision;
     },
   };
 }
 
-async function runToolTurn(points: readonly MutationPoint[]) {
+async function runToolTurn(points: readonly MutationPoint[], { alwaysFire = false } = {}) {
   server = await startFakeOpenAIServer({
     replies: [
       { toolCalls: [{ id: 'call_0', name: 'read_log', arguments: { part: 0 } }] },
@@ -55,7 +62,7 @@ async function runToolTurn(points: readonly MutationPoint[]) {
   const loop = createAgentLoop({
     model: openAIChatModel({ baseURL: server.url, apiKey: 'test', model: 'gpt-test' }),
     tools: [readLog],
-    compactor: createCompactor({ trigger: recordingTrigger(seen), points }),
+    compactor: createCompactor({ trigger: recordingTrigger(seen, alwaysFire), points }),
     tokens,
   });
   loop.start();
@@ -65,7 +72,10 @@ async function runToolTurn(points: readonly MutationPoint[]) {
   const compactedAt = telemetry.flatMap((event) =>
     event.type === 'MutationStarted' && event.mutator === 'compactor' ? [event.point] : [],
   );
-  return { finished, seen, compactedAt };
+  const emergencyAt = telemetry.flatMap((event) =>
+    event.type === 'MutationStarted' && event.mutator === 'emergencyPrune' ? [event.point] : [],
+  );
+  return { finished, seen, compactedAt, emergencyAt };
 }
 
 describe("the loop honours a compactor's points", () => {
@@ -74,7 +84,7 @@ describe("the loop honours a compactor's points", () => {
     expect(finished.outcome).toBe('completed');
     // The turn's three tool results push it over budget, but nothing compacts until it ends.
     expect(compactedAt).toEqual(['AfterTurnEnded']);
-    expect(seen.filter((point) => point !== undefined)).not.toContain('AfterToolResult');
+    expect(seen).not.toContain('AfterToolResult');
     expect(seen).toContain('AfterTurnEnded');
   });
 
@@ -88,9 +98,17 @@ describe("the loop honours a compactor's points", () => {
     expect(compactedAt).toContain('AfterToolResult');
   });
 
-  it('triggers see the point the loop asks at', async () => {
-    const { seen } = await runToolTurn(['AfterToolResult', 'AfterTurnEnded', 'BeforeInference']);
-    expect(new Set(seen.filter((point) => point !== undefined))).toEqual(
+  it('every trigger call inside the loop sees the mutation point it is at, as the seed hands its trigger the point', async () => {
+    const { seen, compactedAt, emergencyAt } = await runToolTurn(
+      ['AfterToolResult', 'AfterTurnEnded', 'BeforeInference'],
+      { alwaysFire: true },
+    );
+    // The budget check, the compaction, its effectiveness check and the emergency prune all ask.
+    expect(compactedAt.length).toBeGreaterThan(0);
+    expect(emergencyAt.length).toBeGreaterThan(0);
+    expect(seen.length).toBeGreaterThan(compactedAt.length + emergencyAt.length);
+    expect(seen).not.toContain(undefined);
+    expect(new Set(seen)).toEqual(
       new Set(['BeforeInference', 'AfterToolResult', 'AfterTurnEnded']),
     );
   });

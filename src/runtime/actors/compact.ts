@@ -28,6 +28,7 @@ export function compactActor({ session, compactor, overhead }: LoopActorContext)
             transcript: previous,
             tokens,
             reason: input.reason,
+            point: input.point,
             signal,
             originalOf: (item) => session.originalOf(item),
             ...(session.reported === undefined ? {} : { reported: session.reported }),

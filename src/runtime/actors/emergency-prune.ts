@@ -35,6 +35,7 @@ export function emergencyPruneActor({ session, compactor, overhead }: LoopActorC
           transcript: previous,
           tokens,
           reason: input.reason,
+          point: input.point,
           signal,
           originalOf: (item) => session.originalOf(item),
           overheadTokens: overhead.measure(session, tokens),
