@@ -4,11 +4,14 @@ import { ConfigError } from '../errors/index.js';
 export const MAX_SESSION_ID_LENGTH = 128;
 
 const SESSION_ID_PATTERN = /^[A-Za-z0-9._-]+$/;
+// Windows opens a device instead of a file for these names, whatever the case or extension.
+const WINDOWS_RESERVED_NAME = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\.|$)/i;
 
 /**
  * Whether `sessionId` is safe to use as a file name: letters, digits, `.`, `_` and `-`, 1 to 128
  * characters, not starting with `.` and never containing `..`, so it cannot leave the store's
- * directory or hide as a dot file.
+ * directory or hide as a dot file; and not a Windows device name (`con`, `nul.txt`, `COM1`), so
+ * the same session opens on every platform.
  */
 export function isValidSessionId(sessionId: unknown): sessionId is string {
   return (
@@ -17,7 +20,8 @@ export function isValidSessionId(sessionId: unknown): sessionId is string {
     sessionId.length <= MAX_SESSION_ID_LENGTH &&
     SESSION_ID_PATTERN.test(sessionId) &&
     !sessionId.startsWith('.') &&
-    !sessionId.includes('..')
+    !sessionId.includes('..') &&
+    !WINDOWS_RESERVED_NAME.test(sessionId)
   );
 }
 
@@ -25,7 +29,7 @@ export function isValidSessionId(sessionId: unknown): sessionId is string {
 export function assertValidSessionId(sessionId: unknown): asserts sessionId is string {
   if (isValidSessionId(sessionId)) return;
   throw new ConfigError(
-    `Invalid session id ${describe(sessionId)}: use 1 to ${MAX_SESSION_ID_LENGTH} letters, digits, '.', '_' or '-', not starting with '.' and without '..'`,
+    `Invalid session id ${describe(sessionId)}: use 1 to ${MAX_SESSION_ID_LENGTH} letters, digits, '.', '_' or '-', not starting with '.', without '..', and not a Windows device name (con, prn, aux, nul, com1-9, lpt1-9)`,
     { code: 'invalid_session_id' },
   );
 }

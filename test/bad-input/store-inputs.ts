@@ -123,6 +123,29 @@ export const storeInputs: readonly CatalogEntry[] = [
   },
   {
     area: 'store',
+    input: "Windows device names as session ids ('con', 'NUL', 'nul.txt', 'COM1', 'lpt9.log')",
+    check: ({ tokens }) =>
+      inTempDirectory(async (directory) => {
+        const store = new FileSessionStore({ directory });
+        let refused = '';
+        for (const sessionId of ['con', 'NUL', 'nul.txt', 'COM1', 'lpt9.log']) {
+          refused = await expectRefused(
+            () => store.append(sessionId, [{ type: 'run-started', runId: 'r' }]),
+            ConfigError,
+            'invalid_session_id',
+          );
+          await expectRefused(
+            () => open(directory, sessionId, tokens),
+            ConfigError,
+            'invalid_session_id',
+          );
+        }
+        expect(await readdir(directory)).toEqual([]);
+        return `${refused} for all 5, on append and open; no file created`;
+      }),
+  },
+  {
+    area: 'store',
     input: 'unreadable directory (the path is a file)',
     check: ({ tokens }) =>
       inTempDirectory(async (directory) => {

@@ -3,7 +3,17 @@ import { ConfigError } from '../../src/errors/index.js';
 import { assertValidSessionId, isValidSessionId } from '../../src/log/index.js';
 
 describe('assertValidSessionId', () => {
-  it.each(['a', 'session-1', 'Run_2026.11.29', 'x'.repeat(128)])('accepts %s', (sessionId) => {
+  it.each([
+    'a',
+    'session-1',
+    'Run_2026.11.29',
+    'x'.repeat(128),
+    'console',
+    'nul-1',
+    'com10',
+    'lpt0',
+    'auxiliary.txt',
+  ])('accepts %s', (sessionId) => {
     expect(isValidSessionId(sessionId)).toBe(true);
     expect(() => assertValidSessionId(sessionId)).not.toThrow();
   });
@@ -22,6 +32,13 @@ describe('assertValidSessionId', () => {
     ['non-ASCII letters', 'sesión'],
     ['a number', 42],
     ['undefined', undefined],
+    ['a Windows device name', 'con'],
+    ['a Windows device name in capitals', 'NUL'],
+    ['a Windows device name with an extension', 'nul.txt'],
+    ['a numbered Windows device name', 'COM1'],
+    ['a numbered Windows device name with extensions', 'lpt9.tar.gz'],
+    ['a Windows device name in mixed case', 'PrN'],
+    ['a Windows device name ending in a dot', 'aux.'],
   ])('refuses %s with ConfigError', (_label, sessionId) => {
     expect(isValidSessionId(sessionId)).toBe(false);
     let error: unknown;
