@@ -296,3 +296,66 @@ describe('the default compactor on every bundled transcript', () => {
     }
   }
 });
+
+describe('extractive recall', () => {
+  const calls = 25;
+  function agentRun(): Item[] {
+    const items: Item[] = [
+      {
+        kind: 'user',
+        id: 'u',
+        content: 'Book for user mia_li_3668, pay with credit_card_4421486; born 1990-04-05.',
+      },
+    ];
+    for (let call = 0; call < calls; call += 1) {
+      items.push(
+        {
+          kind: 'assistant',
+          id: `a${call}`,
+          toolCalls: [
+            {
+              id: `c${call}`,
+              name: 'search',
+              // A long argument first: ids after it must not be clipped away with it.
+              arguments: JSON.stringify({
+                note: 'x'.repeat(300),
+                payment_id: `credit_card_${9_000_000 + call}`,
+                amount: 7_310 + call,
+              }),
+            },
+          ],
+        },
+        {
+          kind: 'toolResult',
+          id: `r${call}`,
+          callId: `c${call}`,
+          toolName: 'search',
+          content:
+            call === 3
+              ? 'Traceback (most recent call last):\nmarshmallow.exceptions.error: bad precision\n'
+              : call === 4
+                ? 'Your proposed edit has introduced new syntax error(s).\n\nERRORS:\n- E999 IndentationError: unexpected indent\n'
+                : 'ok',
+          isError: false,
+        },
+      );
+    }
+    return items;
+  }
+
+  it('keeps lower-case module errors, lint failures and every id and number passed to tools, past the 240th character and the 20th call', async () => {
+    const { text } = await extractiveSummarizer().summarize({
+      transcript: agentRun(),
+      signal: signal(),
+    });
+    expect(text).toContain('marshmallow.exceptions.error: bad precision');
+    expect(text).toContain('E999 IndentationError: unexpected indent');
+    for (const id of ['mia_li_3668', 'credit_card_4421486', '1990-04-05']) {
+      expect(text).toContain(id);
+    }
+    for (let call = 0; call < calls; call += 1) {
+      expect(text).toContain(`credit_card_${9_000_000 + call}`);
+      expect(text).toContain(String(7_310 + call));
+    }
+  });
+});

@@ -99,7 +99,7 @@ export function commandOfToolCall(argumentsText: string): string | undefined {
   return undefined;
 }
 
-/** Every string inside tool-call arguments, or the raw text when it is not JSON. */
+/** Every string and number inside tool-call arguments (numbers as digits), or the raw text when it is not JSON. */
 export function argumentStrings(argumentsText: string): string[] {
   let parsed: unknown;
   try {
@@ -110,6 +110,8 @@ export function argumentStrings(argumentsText: string): string[] {
   const strings: string[] = [];
   const visit = (value: unknown): void => {
     if (typeof value === 'string') strings.push(value);
+    // A number is an identifier too (an amount, a seat, a line number), as its digits.
+    else if (typeof value === 'number' && Number.isFinite(value)) strings.push(String(value));
     else if (Array.isArray(value)) value.forEach(visit);
     else if (typeof value === 'object' && value !== null) Object.values(value).forEach(visit);
   };
