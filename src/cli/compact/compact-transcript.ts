@@ -1,5 +1,6 @@
 import { type PipelineStep, pipeline } from '../../compaction/pipeline.js';
 import { extractiveSummarizer } from '../../compaction/summarizers/extractive.js';
+import { isSummaryItem } from '../../compaction/summary.js';
 import type { CompactionBudget } from '../../compaction/types.js';
 import { ConfigError } from '../../errors/config-error.js';
 import type { TokenCounter } from '../../tokens/types.js';
@@ -20,9 +21,16 @@ export interface CompactTranscriptResult {
   readonly problems: readonly ProtocolProblem[];
 }
 
+/** How many items at the start are host system prompts (context items other than a summary). */
+function leadingInstructionCount(items: readonly Item[]): number {
+  const index = items.findIndex((item) => item.kind !== 'context' || isSummaryItem(item));
+  return index === -1 ? items.length : index;
+}
+
 /**
  * Runs the named strategies as one pipeline over a transcript, offline: the summary tier uses
  * the extractive summarizer. The pipeline stops once the transcript is at or under the target.
+ * Leading system prompts are kept as they are, never pruned.
  */
 export async function compactTranscript({
   items,
@@ -37,7 +45,16 @@ export async function compactTranscript({
   protectTokens: number;
   tokens: TokenCounter;
 }): Promise<CompactTranscriptResult> {
-  const settings = { protectTokens, targetTokens: budget.targetTokens };
+  // Leading system prompts are the host's instructions, not conversation: no strategy sees
+  // them, and the budget left for the conversation is what they leave of it.
+  const instructions = items.slice(0, leadingInstructionCount(items));
+  const conversation = items.slice(instructions.length);
+  const instructionTokens = tokens.count(instructions) - tokens.count([]);
+  const conversationBudget = {
+    maxTokens: Math.max(0, budget.maxTokens - instructionTokens),
+    targetTokens: Math.max(0, budget.targetTokens - instructionTokens),
+  };
+  const settings = { protectTokens, targetTokens: conversationBudget.targetTokens };
   const chain = pipeline(
     ...strategies.map((name) => {
       const entry = STRATEGY_CATALOG[name];
@@ -50,17 +67,19 @@ export async function compactTranscript({
     }),
   );
   const result = await chain.apply(
-    { transcript: items, reason: 'manual', budget },
+    { transcript: conversation, reason: 'manual', budget: conversationBudget },
     { tokens, backend: extractiveSummarizer(), signal: new AbortController().signal },
   );
   const { steps, applied } = result.metadata as { steps: PipelineStep[]; applied: string[] };
+  const after =
+    result.transcript === conversation ? items : [...instructions, ...result.transcript];
   return {
     before: items,
-    after: result.transcript,
+    after,
     tokensBefore: tokens.count(items),
-    tokensAfter: tokens.count(result.transcript),
+    tokensAfter: tokens.count(after),
     steps,
     applied,
-    problems: validateTranscript(result.transcript),
+    problems: validateTranscript(after),
   };
 }
