@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { ConcurrencyError, ConfigError, LoopkeeperError, StoreError } from '../errors/index.js';
 import type { NewSessionEvent, SessionEvent } from './events.js';
 import { errorCode, ioError } from './io-error.js';
+import { openWithoutFollowing } from './open-without-following.js';
 import { readLogFile } from './read-log-file.js';
 import { SerialQueue } from './serial-queue.js';
 import { assertValidSessionId, isValidSessionId } from './session-id.js';
@@ -50,6 +51,7 @@ interface SessionWriter {
  * - A session is opened for writing on its first append (or `openSession`): that takes the
  *   single-writer lock (see `acquireSessionLock`), checks every line, and cuts away a torn last
  *   line. After that the last seq is kept in memory, so appends never reread the file.
+ * - A log or lock file that is a symbolic link is refused (`symlink_refused`), never followed.
  * - Reading takes no lock, so another store or process may read a session while it is written;
  *   a last line still being written is not yet an event and is not returned.
  * - Appends to one session through this store run one at a time, in call order.
@@ -195,8 +197,9 @@ export class FileSessionStore implements SessionStore {
     const scan = await scanLog(path);
     let handle: FileHandle;
     try {
-      handle = await open(path, 'a');
+      handle = await openWithoutFollowing({ path, mode: 'append' });
     } catch (cause) {
+      if (LoopkeeperError.isInstance(cause)) throw cause;
       throw ioError({ action: 'open session log for appending', path, cause });
     }
     try {

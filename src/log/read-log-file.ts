@@ -1,7 +1,8 @@
-import { type FileHandle, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { LoopkeeperError } from '../errors/index.js';
 import type { SessionEvent } from './events.js';
 import { errorCode, ioError } from './io-error.js';
+import { openWithoutFollowing } from './open-without-following.js';
 import { SessionLogParser, type SessionLogScan } from './session-log-parser.js';
 
 const CHUNK_BYTES = 64 * 1024;
@@ -9,7 +10,8 @@ const NEWLINE = 0x0a;
 
 /**
  * Streams the events of a session log file, checking every line, and returns the scan (last
- * seq, valid length, torn last line) when done. A missing file is an empty session. Memory
+ * seq, valid length, torn last line) when done. A missing file is an empty session; a symbolic
+ * link is refused (`symlink_refused`). Memory
  * stays bounded by the longest line, not the file.
  */
 export async function* readLogFile({
@@ -19,8 +21,9 @@ export async function* readLogFile({
 }): AsyncGenerator<SessionEvent, SessionLogScan> {
   let handle: FileHandle;
   try {
-    handle = await open(path, 'r');
+    handle = await openWithoutFollowing({ path, mode: 'read' });
   } catch (cause) {
+    if (LoopkeeperError.isInstance(cause)) throw cause;
     if (errorCode(cause) === 'ENOENT') return { lastSeq: 0, validLength: 0 };
     throw ioError({ action: 'open session log', path, cause });
   }

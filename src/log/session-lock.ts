@@ -1,9 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { link, readFile, unlink, writeFile } from 'node:fs/promises';
-import { StoreError } from '../errors/index.js';
+import { type FileHandle, link, unlink, writeFile } from 'node:fs/promises';
+import { LoopkeeperError, StoreError } from '../errors/index.js';
 import { errorCode, ioError } from './io-error.js';
 import { judgeLockHolder } from './lock-holder-verdict.js';
 import { currentLockOwner, formatLockOwner, type LockOwner, parseLockOwner } from './lock-owner.js';
+import { openWithoutFollowing } from './open-without-following.js';
 import { type ProcessProbe, systemProbe } from './process-facts.js';
 
 /** Points inside a takeover where a test can run other lockers, to force an interleaving. */
@@ -179,12 +180,22 @@ async function createWithoutLink({
   }
 }
 
+/** The lock file's text, or undefined when it is gone; a symbolic link is refused, not read. */
 async function readText(path: string): Promise<string | undefined> {
+  let handle: FileHandle;
   try {
-    return await readFile(path, 'utf8');
+    handle = await openWithoutFollowing({ path, mode: 'read' });
   } catch (cause) {
+    if (LoopkeeperError.isInstance(cause)) throw cause;
     if (errorCode(cause) === 'ENOENT') return undefined;
     throw ioError({ action: 'read lock', path, cause });
+  }
+  try {
+    return await handle.readFile('utf8');
+  } catch (cause) {
+    throw ioError({ action: 'read lock', path, cause });
+  } finally {
+    await handle.close().catch(() => undefined);
   }
 }
 
