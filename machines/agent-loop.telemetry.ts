@@ -96,7 +96,7 @@ export function compactorMutationFinishedEvent(
     ...base(context),
     mutator: context.compactor ?? 'compactor',
     point: context.point ?? 'BeforeInference',
-    dirty: output !== undefined && output.status !== 'invalid',
+    dirty: output?.changed === true && output.status !== 'invalid',
     metadata: output?.metadata ?? finishedWithoutOutput(event),
   };
 }
@@ -120,7 +120,7 @@ export function emergencyMutationFinishedEvent(
     ...base(context),
     mutator: 'emergencyPrune',
     point: context.point ?? 'BeforeInference',
-    dirty: output !== undefined && output.status !== 'invalid',
+    dirty: output?.changed === true && output.status !== 'invalid',
     metadata: output?.metadata ?? finishedWithoutOutput(event),
   };
 }

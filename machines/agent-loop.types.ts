@@ -135,6 +135,8 @@ export interface CompactInput {
 }
 export interface CompactOutput {
   readonly status: 'effective' | 'ineffective' | 'invalid';
+  /** Whether the loop's transcript changed; false when nothing did or the result was discarded. */
+  readonly changed: boolean;
   readonly tier: CompactionTier;
   readonly strategies: readonly string[];
   readonly tokensBefore: number;
@@ -145,6 +147,8 @@ export interface CompactOutput {
 
 export interface EmergencyPruneOutput {
   readonly status: 'fits' | 'too-large' | 'invalid';
+  /** Whether the loop's transcript changed; false when nothing did or the result was discarded. */
+  readonly changed: boolean;
   readonly tokensBefore: number;
   readonly tokensAfter: number;
   readonly metadata: Readonly<Record<string, unknown>>;

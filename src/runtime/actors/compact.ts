@@ -47,9 +47,12 @@ export function compactActor({ session, compactor, overhead }: LoopActorContext)
       durationMs,
       metadata: outcome.metadata,
     };
-    if (validateTranscript(outcome.transcript).length > 0) return { status: 'invalid', ...base };
+    if (validateTranscript(outcome.transcript).length > 0) {
+      return { status: 'invalid', changed: false, ...base };
+    }
     if (signal.aborted) throw signal.reason;
-    if (outcome.transcript !== previous) {
+    const changed = outcome.transcript !== previous;
+    if (changed) {
       await recordReplacement(session, input.runId, previous, outcome.transcript, {
         reason: input.reason,
         tier: outcome.tier,
@@ -61,6 +64,6 @@ export function compactActor({ session, compactor, overhead }: LoopActorContext)
     // A reactive compaction must make the request smaller, whatever our own trigger thinks.
     const reduced = outcome.tokensAfter < outcome.tokensBefore;
     const effective = outcome.effective && (input.reason === 'threshold' || reduced);
-    return { status: effective ? 'effective' : 'ineffective', ...base };
+    return { status: effective ? 'effective' : 'ineffective', changed, ...base };
   });
 }

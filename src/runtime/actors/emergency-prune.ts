@@ -51,9 +51,12 @@ export function emergencyPruneActor({ session, compactor, overhead }: LoopActorC
       tokensAfter: outcome.tokensAfter,
       metadata: outcome.metadata,
     };
-    if (validateTranscript(outcome.transcript).length > 0) return { status: 'invalid', ...base };
+    if (validateTranscript(outcome.transcript).length > 0) {
+      return { status: 'invalid', changed: false, ...base };
+    }
     if (signal.aborted) throw signal.reason;
-    if (outcome.transcript !== previous) {
+    const changed = outcome.transcript !== previous;
+    if (changed) {
       await recordReplacement(session, input.runId, previous, outcome.transcript, {
         reason: input.reason,
         tier: 'emergency',
@@ -65,9 +68,10 @@ export function emergencyPruneActor({ session, compactor, overhead }: LoopActorC
     // After a provider refusal, an unchanged transcript would only be refused again.
     const reduced = outcome.tokensAfter < outcome.tokensBefore;
     const fits = outcome.fits && (input.reason === 'threshold' || reduced);
-    if (fits) return { status: 'fits', ...base };
+    if (fits) return { status: 'fits', changed, ...base };
     return {
       status: 'too-large',
+      changed,
       ...base,
       detail: floorDetail(outcome.metadata, outcome.tokensAfter),
     };

@@ -150,12 +150,14 @@ export const actorOutcomes: Readonly<Record<InvokingState, readonly Outcome[]>> 
   compacting: [
     done('compacting', 'compaction effective', {
       status: 'effective',
+      changed: true,
       tokensBefore: 9000,
       tokensAfter: 3000,
       ...compactResult,
     }),
     done('compacting', 'compaction ineffective', {
       status: 'ineffective',
+      changed: true,
       tokensBefore: 9000,
       tokensAfter: 8800,
       ...compactResult,
@@ -163,7 +165,13 @@ export const actorOutcomes: Readonly<Record<InvokingState, readonly Outcome[]>> 
     done(
       'compacting',
       'compaction invalid',
-      { status: 'invalid', tokensBefore: 9000, tokensAfter: 3000, ...compactResult },
+      {
+        status: 'invalid',
+        changed: false,
+        tokensBefore: 9000,
+        tokensAfter: 3000,
+        ...compactResult,
+      },
       true,
     ),
     failed('compacting', 'summarizer failed', new Error('summarizer timed out')),
@@ -171,12 +179,14 @@ export const actorOutcomes: Readonly<Record<InvokingState, readonly Outcome[]>> 
   emergencyPruning: [
     done('emergencyPruning', 'prune fits', {
       status: 'fits',
+      changed: true,
       tokensBefore: 9000,
       tokensAfter: 2000,
       metadata: {},
     }),
     done('emergencyPruning', 'prune cannot fit', {
       status: 'too-large',
+      changed: true,
       tokensBefore: 9000,
       tokensAfter: 8500,
       metadata: {},
@@ -184,7 +194,7 @@ export const actorOutcomes: Readonly<Record<InvokingState, readonly Outcome[]>> 
     done(
       'emergencyPruning',
       'prune invalid',
-      { status: 'invalid', tokensBefore: 9000, tokensAfter: 2000, metadata: {} },
+      { status: 'invalid', changed: false, tokensBefore: 9000, tokensAfter: 2000, metadata: {} },
       true,
     ),
     failed('emergencyPruning', 'prune failed', new Error('prune crashed')),
