@@ -12,6 +12,7 @@ import { checkItem } from '../transcript/check-item.js';
 import type { Item } from '../transcript/types.js';
 import { applyCheckedLogEvent } from './checked-log-event.js';
 import { closingEvents, interruptedRunFinished } from './closing-events.js';
+import { guardedTokenCounter } from './guarded-token-counter.js';
 import { ProtocolTracker } from './protocol-tracker.js';
 
 export interface LoopSessionOptions {
@@ -51,7 +52,9 @@ export class LoopSession {
     this.#tokens =
       tokens === undefined
         ? Promise.resolve().then(() => createTokenCounter({ encoding }))
-        : Promise.resolve(tokens);
+        : guardedTokenCounter(tokens);
+    // Awaited by every run; a failure fails those runs, not the host's process meanwhile.
+    this.#tokens.catch(() => undefined);
   }
 
   /** The effective history: what the model sees next. */

@@ -1,9 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createCompactor } from '../../src/compaction/compactor.js';
+import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
 import type { LoopMutator } from '../../src/compaction/types.js';
 import type { NewSessionEvent, SessionEvent } from '../../src/log/events.js';
 import { MemorySessionStore } from '../../src/log/memory-store.js';
 import type { AppendOptions } from '../../src/log/store.js';
+import type { ModelAdapter } from '../../src/model/types.js';
 import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
 import { runTurn } from '../../src/runtime/run-turn.js';
 import { ScriptedModel } from '../../src/testing/scripted-model.js';
@@ -90,5 +92,73 @@ describe('createAgentLoop failures from host code that throws plain errors', () 
       trigger: 'trigger_failed',
       store: 'store',
     });
+  });
+});
+
+describe('createAgentLoop with a custom model that resolves no answer object', () => {
+  it.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['a number', 42],
+    ['an array', []],
+  ])(
+    'fails the run with model_invalid_response when generate resolves %s',
+    async (_label, answer) => {
+      const model: ModelAdapter = { name: 'sloppy', generate: async () => answer as never };
+      const loop = createAgentLoop({ model, tokens });
+      loop.start();
+      const finished = await runTurn(loop, 'Hi');
+      expect(finished).toMatchObject({
+        outcome: 'failed',
+        error: { name: 'ModelError', code: 'model_invalid_response' },
+      });
+      // Nothing of the non-answer is logged: the history holds only the user message.
+      expect(loop.session.items.map((item) => item.kind)).toEqual(['user']);
+    },
+  );
+});
+
+describe('createAgentLoop with a host token counter that throws', () => {
+  /** `tokens`, except that `method` throws a plain error. */
+  function breaking(method: 'count' | 'countItem' | 'countText'): TokenCounter {
+    const broken = {
+      encoding: tokens.encoding,
+      count: (items: Parameters<TokenCounter['count']>[0]) => tokens.count(items),
+      countItem: (item: Parameters<TokenCounter['countItem']>[0]) => tokens.countItem(item),
+      countText: (text: string) => tokens.countText(text),
+    };
+    broken[method] = () => {
+      throw new Error(`${method} broke`);
+    };
+    return broken;
+  }
+
+  it('fails the run with ConfigError token_counter_failed before any request', async () => {
+    const counter = breaking('count');
+    const model = new ScriptedModel({ script: () => ({ text: 'ok' }) });
+    const loop = createAgentLoop({ model, tokens: counter });
+    loop.start();
+    const finished = await runTurn(loop, 'Hi');
+    expect(finished).toMatchObject({
+      outcome: 'failed',
+      error: { name: 'ConfigError', code: 'token_counter_failed' },
+    });
+    expect(finished.error?.message).toContain('count broke');
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('types a throw from countText met by a compaction trigger the same way', async () => {
+    const compactor = createCompactor({ trigger: tokenBudgetTrigger({ maxTokens: 100_000 }) });
+    const loop = createAgentLoop({
+      model: new ScriptedModel({ script: () => ({ text: 'ok' }) }),
+      compactor,
+      tools: [],
+      instructions: 'Be brief.',
+      tokens: breaking('countText'),
+    });
+    loop.start();
+    const finished = await runTurn(loop, 'Hi');
+    expect(finished.outcome).toBe('failed');
+    expect(finished.error?.code).toBe('token_counter_failed');
   });
 });

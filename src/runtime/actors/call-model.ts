@@ -1,8 +1,10 @@
 import { fromPromise } from 'xstate';
 import type { CallModelInput, CallModelOutput } from '../../../machines/agent-loop.types.js';
+import { ModelError } from '../../errors/model-error.js';
 import type { NewSessionEvent } from '../../log/events.js';
 import { classifyModelError } from '../../model/classify-error.js';
 import type { ModelAdapter, ModelRequest, ModelResponse } from '../../model/types.js';
+import { describeValue, isRecord } from '../../transcript/describe-value.js';
 import type { TelemetryEvent } from '../telemetry-events.js';
 import { forward, type LoopActorContext } from './loop-actor-context.js';
 import { toAssistantItem } from './to-assistant-item.js';
@@ -69,11 +71,23 @@ export function callModelActor({ session, model, instructions, specs }: LoopActo
   });
 }
 
-/** A custom adapter may throw anything: classify it, so the run ends with a `model_*` code. */
+/**
+ * A custom adapter may throw anything, or resolve anything: classify a throw, and refuse an
+ * answer that is not an object, so the run ends with a `model_*` code either way.
+ */
 async function generateTyped(model: ModelAdapter, request: ModelRequest): Promise<ModelResponse> {
+  let response: ModelResponse;
   try {
-    return await model.generate(request);
+    response = await model.generate(request);
   } catch (error) {
     throw classifyModelError(error, { signal: request.signal });
   }
+  // The type says an object; a JavaScript adapter (or a mock) may still resolve undefined.
+  if (!isRecord(response as unknown)) {
+    throw new ModelError(
+      'invalid_response',
+      `The model adapter answered ${describeValue(response)} instead of a response object`,
+    );
+  }
+  return response;
 }
