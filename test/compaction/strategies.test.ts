@@ -500,7 +500,7 @@ describe('pipeline', () => {
     assistant('a2', { text: 'ok' }),
   ];
 
-  it('runs strategies in order and lists every step', async () => {
+  it('runs its steps in order, as the seed CompactionPipeline, and lists every step', async () => {
     const strategy = pipeline(
       dropReasoning(),
       pruneToolResults({ protectRecentTokens: 0, minSavingsTokens: 0 }),
@@ -537,7 +537,7 @@ describe('pipeline', () => {
     expect(metadata).toMatchObject({ reachedTarget: true });
   });
 
-  it('stops with an AbortedError when the signal is aborted', async () => {
+  it('stops with an AbortedError when the signal is aborted, as the seed pipeline checks cancellation', async () => {
     const controller = new AbortController();
     controller.abort();
     await expect(

@@ -190,7 +190,7 @@ describe('tokenBudgetTrigger', () => {
 });
 
 describe('itemCountTrigger', () => {
-  it('fires above maxItems and aims at a share of the current tokens', () => {
+  it('fires when the transcript holds more than maxItems items, as the seed ItemCountTrigger, and aims at a share of the current tokens', () => {
     const estimate = tokens.count(transcript);
     expect(itemCountTrigger({ maxItems: 4 }).evaluate({ transcript, tokens }).fire).toBe(false);
     expect(
