@@ -5,15 +5,17 @@ import type { Item, ProtocolProblem, ToolCall } from '../transcript/types.js';
  * request is valid costs O(new items) instead of a full validation of the session. Calls still
  * open at the end are allowed (a run in progress); everything else `validateTranscript` would
  * call a protocol break is refused: results without an open call, a second result for a call,
- * an item between a call and its result, a reused call id.
+ * an item between a call and its result, a reused call id, a reused item id.
  */
 export class ProtocolTracker {
+  #itemIds = new Set<string>();
   #seenCallIds = new Set<string>();
   #answered = new Set<string>();
   #pending = new Map<string, ToolCall>();
 
   /** Forgets everything and follows `items` from scratch; returns their first break, or null. */
   reset(items: readonly Item[]): ProtocolProblem | null {
+    this.#itemIds.clear();
     this.#seenCallIds.clear();
     this.#answered.clear();
     this.#pending.clear();
@@ -39,8 +41,17 @@ export class ProtocolTracker {
     const pending = new Map(this.#pending);
     const seen = new Set<string>();
     const answered = new Set<string>();
+    const ids = new Set<string>();
     for (const [offset, item] of items.entries()) {
       const at = { index: startIndex + offset, id: item.id };
+      if (this.#itemIds.has(item.id) || ids.has(item.id)) {
+        return {
+          ...at,
+          kind: 'duplicate_item_id',
+          message: `item id '${item.id}' is already used`,
+        };
+      }
+      ids.add(item.id);
       if (item.kind === 'toolResult') {
         if (pending.delete(item.callId)) {
           answered.add(item.callId);
@@ -80,6 +91,7 @@ export class ProtocolTracker {
 
   observe(items: readonly Item[]): void {
     for (const item of items) {
+      this.#itemIds.add(item.id);
       if (item.kind === 'toolResult') {
         if (this.#pending.delete(item.callId)) this.#answered.add(item.callId);
       } else if (item.kind === 'assistant') {

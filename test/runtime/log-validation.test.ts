@@ -32,6 +32,7 @@ const result: Item = {
 const answer: Item = { kind: 'assistant', id: 'a2', text: 'One file: a.txt.' };
 const orphan: Item = { ...result, id: 'r-orphan', callId: 'call_nobody_made' };
 const duplicate: Item = { ...result, id: 'r-duplicate' };
+const malformed = { kind: 'system', id: 's1', content: 42 } as unknown as Item;
 
 /** A session with one complete run, then `extra` appended straight to the store. */
 async function sessionWith(extra: readonly Item[]) {
@@ -63,6 +64,25 @@ describe('openAgentLoop on a log written through the low-level APIs', () => {
     ['a duplicate tool result', [duplicate], 'duplicate_result'],
     ['a second orphan after a user message', [{ ...user, id: 'u2' }, orphan], 'orphan_result'],
     ['a reused tool call id', [{ ...call, id: 'a3' }], 'duplicate_call_id'],
+    [
+      'an item id already used by an earlier event',
+      [{ ...user, content: 'Again.' }],
+      'duplicate_item_id',
+    ],
+    [
+      'an item id repeated within one event',
+      [
+        { ...user, id: 'u2' },
+        { ...answer, id: 'u2' },
+      ],
+      'duplicate_item_id',
+    ],
+    ['a malformed item (content 42, kind system)', [malformed], 'invalid_item'],
+    [
+      'a user item with content 42',
+      [{ ...user, id: 'u2', content: 42 } as unknown as Item],
+      'invalid_item',
+    ],
   ] as const) {
     it(`refuses ${name} with a ProtocolError naming the event's seq`, async () => {
       const { store, badSeq } = await sessionWith(extra);
@@ -108,6 +128,50 @@ describe('openAgentLoop on a log written through the low-level APIs', () => {
     expect(error.seq).toBe(marker.seq);
     expect(error.message).toContain(`event seq ${marker.seq} (transcript-replaced)`);
     expect(model.requests).toHaveLength(0);
+  });
+
+  for (const [name, extra, kind] of [
+    ['an item id twice', [answer], 'duplicate_item_id'],
+    ['a malformed item', [malformed], 'invalid_item'],
+  ] as const) {
+    it(`refuses a replacement from applyCompaction that holds ${name}, naming the marker`, async () => {
+      const { store } = await sessionWith([]);
+      const previous = [user, call, result, answer];
+      const marker = await applyCompaction({
+        store,
+        sessionId: 's',
+        expectedSeq: 6,
+        previous,
+        outcome: {
+          transcript: [...previous, ...extra],
+          tier: 'structural',
+          strategies: ['broken'],
+          tokensBefore: 100,
+          tokensAfter: 90,
+        },
+        reason: 'manual',
+      });
+      const model = new ScriptedModel({ turns: [{ text: 'never asked' }] });
+      const error = await refusal(openAgentLoop({ model, store, sessionId: 's', tokens }));
+      expect(error.seq).toBe(marker.seq);
+      expect(error.message).toContain(`event seq ${marker.seq} (transcript-replaced)`);
+      expect(error.problems[0]?.kind).toBe(kind);
+      expect(model.requests).toHaveLength(0);
+    });
+  }
+
+  it('refuses a duplicate item id appended behind a live loop, naming its seq', async () => {
+    const { store } = await sessionWith([]);
+    const model = new ScriptedModel({ script: () => ({ text: 'fine' }) });
+    const loop = await openAgentLoop({ model, store, sessionId: 's', tokens });
+    loop.start();
+    expect((await runTurn(loop, 'First.')).outcome).toBe('completed');
+    const [bad] = await store.append('s', [{ type: 'items-appended', items: [{ ...answer }] }]);
+    const finished = await runTurn(loop, 'Second.');
+    expect(finished).toMatchObject({ outcome: 'failed', error: { code: 'protocol_invalid' } });
+    expect(finished.error?.message).toContain(`event seq ${bad?.seq} (items-appended)`);
+    expect(finished.error?.message).toContain('duplicate_item_id');
+    expect(model.requests).toHaveLength(1);
   });
 
   it('refuses history appended behind a live loop before its next request', async () => {

@@ -88,3 +88,24 @@ describe('ProtocolTracker orphan check', () => {
     expect(tracker.check([calls('a2', 'call_1')])).toMatchObject({ kind: 'duplicate_call_id' });
   });
 });
+
+describe('ProtocolTracker item ids', () => {
+  it('refuses an id already in the history or repeated in the batch, and forgets ids a reset dropped', () => {
+    const tracker = tracking([user('u1'), user('u2')]);
+    expect(tracker.check([user('u1')], 2)).toMatchObject({
+      index: 2,
+      id: 'u1',
+      kind: 'duplicate_item_id',
+    });
+    expect(tracker.check([user('u3'), user('u3')], 2)).toMatchObject({
+      index: 3,
+      kind: 'duplicate_item_id',
+    });
+    expect(tracker.reset([user('u2'), user('u1'), user('u1')])).toMatchObject({
+      index: 2,
+      kind: 'duplicate_item_id',
+    });
+    tracker.reset([user('u2')]);
+    expect(tracker.check([user('u1')], 1)).toBeNull();
+  });
+});
