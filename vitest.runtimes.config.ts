@@ -1,0 +1,45 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig, mergeConfig } from 'vitest/config';
+import base from './vitest.config.js';
+
+/**
+ * The suite again on another Node (see scripts/test-runtimes.sh): the fast tests only. The slow
+ * end-to-end suites (the CLI as a child process, the fault matrix, the fuzz, the model-based
+ * proofs, the multi-process lock race) run once, on the machine's Node, in `npm test`.
+ *
+ * With LOOPKEEPER_OPENAI_DIR set (a folder whose node_modules holds another openai major) the
+ * tests that use the SDK import that one instead of the locked version.
+ */
+const openaiDirectory = process.env['LOOPKEEPER_OPENAI_DIR'];
+
+export default mergeConfig(
+  base,
+  defineConfig({
+    resolve: {
+      alias:
+        openaiDirectory === undefined
+          ? []
+          : [
+              {
+                find: /^openai$/,
+                replacement: fileURLToPath(
+                  new URL(`file://${openaiDirectory}/node_modules/openai/index.mjs`),
+                ),
+              },
+            ],
+    },
+    test: {
+      exclude: [
+        'test/cli/**',
+        'test/faults/**',
+        'test/fuzz/**',
+        'test/model-based/**',
+        'test/docs/**',
+        // Races real child processes, one as another user, who cannot run a Node kept under
+        // root's npm cache.
+        'test/log/session-lock-race.test.ts',
+        '**/node_modules/**',
+      ],
+    },
+  }),
+);
