@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../src/errors/index.js';
+import { judgeLockHolder } from '../../src/log/lock-holder-verdict.js';
 import {
   currentLockOwner,
   formatLockOwner,
@@ -270,5 +271,19 @@ describe('isProcessRunning', () => {
     ['ESRCH', false],
   ])('reads a probe failing with %s as running: %s', (code, running) => {
     expect(isProcessRunning(12345, failingKill(code))).toBe(running);
+  });
+});
+
+describe('judgeLockHolder with a lock naming this pid', () => {
+  const earlier = { pid: process.pid, token: 'earlier' };
+
+  it('calls it stale only when both start times are known and differ', () => {
+    const judge = (holder: LockOwner, owner: LockOwner) =>
+      judgeLockHolder({ holder, self: owner, probe: systemProbe }).stale;
+    expect(judge({ ...earlier, start: '100' }, { ...self, start: '200' })).toBe(true);
+    // Unknown on either side is uncertain, and uncertain counts as alive.
+    expect(judge({ ...earlier, start: '100' }, { pid: process.pid, token: 'now' })).toBe(false);
+    expect(judge(earlier, { ...self, start: '200' })).toBe(false);
+    expect(judge({ ...earlier, start: '200' }, { ...self, start: '200' })).toBe(false);
   });
 });
