@@ -11,12 +11,18 @@ export {
   type EmergencyPruneInput,
 } from './compactor.js';
 export { type CompactionBudgetForOptions, compactionBudgetFor } from './compactor-budget.js';
+export { COMPACTION_SHARES } from './compactor-sizes.js';
 export {
   defaultToolOutputPlaceholder,
   type PrunedToolOutput,
   type ToolOutputPlaceholder,
 } from './helpers/tool-output-placeholder.js';
 export { type PipelineStep, pipeline } from './pipeline.js';
+export {
+  clipLatestRequest,
+  MIN_CLIPPED_REQUEST_TOKENS,
+} from './strategies/clip-latest-request.js';
+export { type ClipToolResultsOptions, clipToolResults } from './strategies/clip-tool-results.js';
 export {
   type DropFailedToolResultsOptions,
   dropFailedToolResults,
