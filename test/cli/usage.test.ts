@@ -14,6 +14,11 @@ describe.concurrent('loopkeeper command line', () => {
       /^loopkeeper demo: --window must be a whole number/,
       'Usage: loopkeeper demo ',
     ],
+    [
+      ['demo', '--max-steps', '0'],
+      /^loopkeeper demo: --max-steps must be a whole number >= 1 \(got "0"\)$/,
+      'Usage: loopkeeper demo ',
+    ],
     [['demo', 'extra'], /^loopkeeper demo: unexpected argument "extra"/, 'Usage: loopkeeper demo '],
     [['show'], /^loopkeeper show: missing <session>/, 'Usage: loopkeeper show <session>'],
     [
