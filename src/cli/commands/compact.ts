@@ -49,7 +49,8 @@ ${Object.entries(STRATEGY_CATALOG)
   .join('\n')}
 
 Summaries use the extractive summarizer: offline, no model and no API key.
-Exit codes: 0 written, 1 the file is unreadable or not a valid transcript, 2 bad arguments.`;
+Exit codes: 0 written and under --max-tokens, 1 the file is unreadable, not a valid transcript,
+or the result is still over --max-tokens (it is written anyway), 2 bad arguments.`;
 
 export const compactCommand = defineCommand({
   name,
