@@ -1,4 +1,5 @@
 import { basename, extname, resolve } from 'node:path';
+import { isSameFile } from '../compact/same-file.js';
 import { DEFAULT_STRATEGIES, STRATEGY_CATALOG } from '../compact/strategy-catalog.js';
 import { defineCommand } from '../define-command.js';
 import { encodingOption } from '../encoding-option.js';
@@ -37,7 +38,7 @@ Options:
                        (default half the target)
   --out FILE           where to write the compacted transcript; "-" writes it to stdout and
                        the report to stderr (default <input name>.compacted.json in the
-                       current directory)
+                       current directory); never the input file, and written atomically
   --json               print the report as JSON
   --encoding NAME      token encoding: o200k_base (default) or cl100k_base
   --verbose            show stack traces of errors
@@ -99,6 +100,13 @@ export const compactCommand = defineCommand({
           context.cwd,
           values.out ?? `${basename(inputPath, extname(inputPath))}.compacted.json`,
         );
+
+    if (!toStdout && isSameFile(inputPath, outputPath)) {
+      throw new UsageError(
+        `--out ${values.out ?? outputPath} is the input file; compact never overwrites its input (the result is lossy): choose another --out`,
+        { command: name },
+      );
+    }
 
     // Loaded after parsing, so --help and usage errors answer without loading the tokenizer.
     const { executeCompact } = await import('../compact/execute-compact.js');

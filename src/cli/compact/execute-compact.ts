@@ -1,8 +1,8 @@
-import { writeFile } from 'node:fs/promises';
 import { createTokenCounter } from '../../tokens/create-token-counter.js';
 import type { TokenEncoding } from '../../tokens/types.js';
 import { toChatMessages } from '../../transcript/to-chat-messages.js';
 import { type CommandContext, EXIT_OK } from '../command.js';
+import { writeFileAtomic } from '../output/write-file-atomic.js';
 import { budgetShortfall } from './budget-shortfall.js';
 import {
   type CompactReportFacts,
@@ -39,7 +39,7 @@ export async function executeCompact(
   const written = `${JSON.stringify(file.withMessages(messages), null, 2)}\n`;
   const toStdout = settings.output === '-';
   if (toStdout) context.stdout.write(written);
-  else await writeFile(settings.output, written);
+  else await writeFileAtomic({ path: settings.output, text: written });
 
   const counts = { messagesBefore: file.messageCount, messagesAfter: messages.length };
   const report = settings.json

@@ -41,6 +41,11 @@ export async function readTranscriptFile({ path }: { path: string }): Promise<Tr
     });
   }
   const messages = messagesOf(parsed);
+  if (messages.length === 0) {
+    throw new ConfigError(`${path} is an empty transcript: it holds no messages to compact`, {
+      code: 'empty_transcript',
+    });
+  }
   return {
     items: fromChatMessages(messages),
     messageCount: messages.length,
