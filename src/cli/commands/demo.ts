@@ -1,6 +1,11 @@
 import { resolve } from 'node:path';
 import { defineCommand } from '../define-command.js';
-import { COMMON_OPTIONS, integerOption, requirePositionals } from '../parse-command-line.js';
+import {
+  COMMON_OPTIONS,
+  integerOption,
+  MAX_PORT,
+  requirePositionals,
+} from '../parse-command-line.js';
 import { UsageError } from '../usage-error.js';
 
 const name = 'demo';
@@ -67,6 +72,7 @@ export const demoCommand = defineCommand({
       name: 'inspect-port',
       value: values['inspect-port'],
       fallback: 8080,
+      maximum: MAX_PORT,
     });
     if (values['inspect-port'] !== undefined && !values.inspect) {
       throw new UsageError('--inspect-port needs --inspect', { command: name });
