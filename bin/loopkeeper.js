@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The published command: runs the compiled CLI. From a source checkout, build it first
-// (`npm run build`), or run the sources directly with `npx tsx src/cli/main.ts`.
+// The published command: runs the compiled CLI. In a source checkout `npm ci` builds it (the
+// `prepare` script); after `npm ci --ignore-scripts`, run `npm run build` or use the sources
+// directly with `npx tsx src/cli/main.ts`.
 let cli;
 try {
   cli = await import('../dist/src/cli/main.js');

@@ -4,8 +4,10 @@ import { createAgentLoop, runTurn } from 'loopkeeper';
 import { ScriptedModel } from 'loopkeeper/testing';
 
 // The relay serves a page that embeds the Stately inspector and forwards events to it.
-const server = createInspectorServer({ port: 8080, autoOpen: false });
-const inspector = createWebSocketInspector({ url: 'ws://localhost:8080' });
+// Any free port works: set INSPECTOR_PORT when 8080 is taken.
+const port = Number(process.env['INSPECTOR_PORT'] ?? 8080);
+const server = createInspectorServer({ port, autoOpen: false });
+const inspector = createWebSocketInspector({ url: `ws://localhost:${port}` });
 
 const loop = createAgentLoop({
   model: new ScriptedModel({ turns: [{ text: 'Hello from an inspected loop.' }] }),
@@ -14,7 +16,7 @@ const loop = createAgentLoop({
 loop.start();
 await runTurn(loop, 'Hello?');
 
-console.log('Open http://localhost:8080 in a browser to see the loop.');
+console.log(`Open http://localhost:${port} in a browser to see the loop.`);
 // When done:
 loop.stop();
 inspector.stop();

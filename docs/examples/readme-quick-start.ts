@@ -29,4 +29,6 @@ loop.on('CompactionFinished', (event) =>
 );
 loop.start();
 const finished = await runTurn(loop, 'Summarize README.md');
-console.log(finished.outcome, finished.text, finished.usage);
+if (finished.outcome === 'completed') console.log(finished.text, finished.usage);
+// A failed run says why: a refused API key, a model error, a context overflow, ...
+else console.error(`${finished.outcome}: ${finished.error?.message ?? 'no error recorded'}`);

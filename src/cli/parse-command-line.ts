@@ -33,7 +33,12 @@ export function parseCommandLine<const CommandOptions extends Options>({
   options: CommandOptions;
 }): ParsedCommandLine<CommandOptions> {
   try {
-    return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+    return parseArgs({
+      args: attachNegativeValues({ args, options }),
+      options,
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw new UsageError(message.replace(/\. To specify a positional argument.*$/s, '.'), {
@@ -42,29 +47,73 @@ export function parseCommandLine<const CommandOptions extends Options>({
   }
 }
 
-/** A whole number option value, at least `minimum`; absent gives `fallback`. */
+/**
+ * `--window -5` as `--window=-5`: parseArgs calls a value that starts with a dash ambiguous,
+ * and its message points at an option syntax users never typed. A value that reads as a
+ * number is meant as the value, so it is attached, and the option's own check says what is
+ * wrong with it.
+ */
+function attachNegativeValues({
+  args,
+  options,
+}: {
+  args: readonly string[];
+  options: Options;
+}): string[] {
+  const result: string[] = [];
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index] ?? '';
+    const next = args[index + 1];
+    const option = arg.startsWith('--') ? options[arg.slice(2)] : undefined;
+    if (option?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      result.push(`${arg}=${next}`);
+      index += 1;
+    } else {
+      result.push(arg);
+    }
+    if (arg === '--') {
+      result.push(...args.slice(index + 1));
+      break;
+    }
+  }
+  return result;
+}
+
+/** A whole number option value from `minimum` to `maximum`; absent gives `fallback`. */
 export function integerOption({
   command,
   name,
   value,
   fallback,
   minimum = 1,
+  maximum = Number.MAX_SAFE_INTEGER,
 }: {
   command: string;
   name: string;
   value: string | undefined;
   fallback: number;
   minimum?: number;
+  maximum?: number;
 }): number {
   if (value === undefined) return fallback;
   const parsed = Number(value.replaceAll('_', ''));
-  if (!/^\s*[\d_]+\s*$/.test(value) || !Number.isSafeInteger(parsed) || parsed < minimum) {
-    throw new UsageError(`--${name} must be a whole number >= ${minimum} (got "${value}")`, {
+  if (
+    !/^\s*[\d_]+\s*$/.test(value) ||
+    !Number.isSafeInteger(parsed) ||
+    parsed < minimum ||
+    parsed > maximum
+  ) {
+    const range =
+      maximum === Number.MAX_SAFE_INTEGER ? `>= ${minimum}` : `from ${minimum} to ${maximum}`;
+    throw new UsageError(`--${name} must be a whole number ${range} (got "${value}")`, {
       command,
     });
   }
   return parsed;
 }
+
+/** The highest TCP port. */
+export const MAX_PORT = 65_535;
 
 /** Exactly one positional argument per name; the names appear in the error message. */
 export function requirePositionals({

@@ -14,6 +14,36 @@ describe.concurrent('loopkeeper command line', () => {
       /^loopkeeper demo: --window must be a whole number/,
       'Usage: loopkeeper demo ',
     ],
+    [
+      ['demo', '--max-steps', '0'],
+      /^loopkeeper demo: --max-steps must be a whole number >= 1 \(got "0"\)$/,
+      'Usage: loopkeeper demo ',
+    ],
+    [
+      ['demo', '--inspect', '--inspect-port', '70000'],
+      /^loopkeeper demo: --inspect-port must be a whole number from 1 to 65535 \(got "70000"\)$/,
+      'Usage: loopkeeper demo ',
+    ],
+    [
+      ['run', 'task', '--inspect', '--inspect-port', '65536'],
+      /^loopkeeper run: --inspect-port must be a whole number from 1 to 65535 \(got "65536"\)$/,
+      'Usage: loopkeeper run ',
+    ],
+    [
+      ['demo', '--window', '-5'],
+      /^loopkeeper demo: --window must be a whole number >= 1024 \(got "-5"\)$/,
+      'Usage: loopkeeper demo ',
+    ],
+    [
+      ['compact', 'x.json', '--max-tokens', '-100'],
+      /^loopkeeper compact: --max-tokens must be a whole number >= 1 \(got "-100"\)$/,
+      'Usage: loopkeeper compact ',
+    ],
+    [
+      ['run', 'task', '--max-steps', '-1'],
+      /^loopkeeper run: --max-steps must be a whole number >= 1 \(got "-1"\)$/,
+      'Usage: loopkeeper run ',
+    ],
     [['demo', 'extra'], /^loopkeeper demo: unexpected argument "extra"/, 'Usage: loopkeeper demo '],
     [['show'], /^loopkeeper show: missing <session>/, 'Usage: loopkeeper show <session>'],
     [

@@ -1,4 +1,5 @@
 import { basename, extname, resolve } from 'node:path';
+import { isSameFile } from '../compact/same-file.js';
 import { DEFAULT_STRATEGIES, STRATEGY_CATALOG } from '../compact/strategy-catalog.js';
 import { defineCommand } from '../define-command.js';
 import { encodingOption } from '../encoding-option.js';
@@ -37,7 +38,7 @@ Options:
                        (default half the target)
   --out FILE           where to write the compacted transcript; "-" writes it to stdout and
                        the report to stderr (default <input name>.compacted.json in the
-                       current directory)
+                       current directory); never the input file, and written atomically
   --json               print the report as JSON
   --encoding NAME      token encoding: o200k_base (default) or cl100k_base
   --verbose            show stack traces of errors
@@ -49,7 +50,8 @@ ${Object.entries(STRATEGY_CATALOG)
   .join('\n')}
 
 Summaries use the extractive summarizer: offline, no model and no API key.
-Exit codes: 0 written, 1 the file is unreadable or not a valid transcript, 2 bad arguments.`;
+Exit codes: 0 written and under --max-tokens, 1 the file is unreadable, not a valid transcript,
+or the result is still over --max-tokens (it is written anyway), 2 bad arguments.`;
 
 export const compactCommand = defineCommand({
   name,
@@ -98,6 +100,13 @@ export const compactCommand = defineCommand({
           context.cwd,
           values.out ?? `${basename(inputPath, extname(inputPath))}.compacted.json`,
         );
+
+    if (!toStdout && isSameFile(inputPath, outputPath)) {
+      throw new UsageError(
+        `--out ${values.out ?? outputPath} is the input file; compact never overwrites its input (the result is lossy): choose another --out`,
+        { command: name },
+      );
+    }
 
     // Loaded after parsing, so --help and usage errors answer without loading the tokenizer.
     const { executeCompact } = await import('../compact/execute-compact.js');

@@ -1,16 +1,23 @@
 import { resolve } from 'node:path';
 import { defineCommand } from '../define-command.js';
-import { COMMON_OPTIONS, integerOption, requirePositionals } from '../parse-command-line.js';
+import {
+  COMMON_OPTIONS,
+  integerOption,
+  MAX_PORT,
+  requirePositionals,
+} from '../parse-command-line.js';
 import { UsageError } from '../usage-error.js';
 
 const name = 'demo';
-const usage = 'loopkeeper demo [--dir DIR] [--window TOKENS] [--inspect] [--json]';
+const usage =
+  'loopkeeper demo [--dir DIR] [--window TOKENS] [--transcripts DIR] [--max-steps N] [--inspect] [--json]';
 
 const options = {
   ...COMMON_OPTIONS,
   dir: { type: 'string' },
   window: { type: 'string' },
   transcripts: { type: 'string' },
+  'max-steps': { type: 'string' },
   inspect: { type: 'boolean' },
   'inspect-port': { type: 'string' },
   json: { type: 'boolean' },
@@ -30,6 +37,7 @@ Options:
   --dir DIR            where to write the session log (default: a new temporary directory)
   --window TOKENS      the simulated context window in tokens (default 8192)
   --transcripts DIR    replay the *.json transcripts of DIR instead of the bundled ones
+  --max-steps N        model requests one replayed user turn may make (default 50)
   --inspect            start the Stately inspector's local relay and publish the loop to it
   --inspect-port PORT  port of the inspector relay (default 8080)
   --json               print the summary as JSON on stdout (progress stays on stderr)
@@ -53,11 +61,18 @@ export const demoCommand = defineCommand({
       fallback: 8192,
       minimum: 1024,
     });
+    const maxSteps = integerOption({
+      command: name,
+      name: 'max-steps',
+      value: values['max-steps'],
+      fallback: 50,
+    });
     const inspectPort = integerOption({
       command: name,
       name: 'inspect-port',
       value: values['inspect-port'],
       fallback: 8080,
+      maximum: MAX_PORT,
     });
     if (values['inspect-port'] !== undefined && !values.inspect) {
       throw new UsageError('--inspect-port needs --inspect', { command: name });
@@ -68,6 +83,7 @@ export const demoCommand = defineCommand({
       {
         directory: values.dir === undefined ? undefined : resolve(context.cwd, values.dir),
         window,
+        maxSteps,
         transcripts:
           values.transcripts === undefined ? undefined : resolve(context.cwd, values.transcripts),
         inspectPort: values.inspect ? inspectPort : undefined,

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { isValidSessionId } from '../../log/session-id.js';
 import { defineCommand } from '../define-command.js';
-import { COMMON_OPTIONS, integerOption } from '../parse-command-line.js';
+import { COMMON_OPTIONS, integerOption, MAX_PORT } from '../parse-command-line.js';
 import { DEFAULT_SESSION_DIRECTORY } from '../session-location.js';
 import { UsageError } from '../usage-error.js';
 
@@ -80,6 +80,7 @@ export const runCommand = defineCommand({
       name: 'inspect-port',
       value: values['inspect-port'],
       fallback: 8080,
+      maximum: MAX_PORT,
     });
     const summarizer = values.summarizer ?? 'model';
     if (summarizer !== 'model' && summarizer !== 'extractive') {

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { isValidSessionId } from '../../log/session-id.js';
 import { defineCommand } from '../define-command.js';
 import { encodingOption } from '../encoding-option.js';
@@ -56,7 +57,12 @@ export const showCommand = defineCommand({
     // Loaded after parsing, so --help and usage errors answer without loading the tokenizer.
     const { executeShow } = await import('../show/execute-show.js');
     return executeShow(
-      { location: { directory, sessionId }, encoding, json: values.json === true },
+      {
+        location: { directory, sessionId },
+        argumentPath: resolve(context.cwd, session),
+        encoding,
+        json: values.json === true,
+      },
       context,
     );
   },

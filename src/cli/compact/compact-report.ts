@@ -109,5 +109,5 @@ function verdict({ facts, result }: Pick<ReportInput, 'facts' | 'result'>): stri
   if (result.tokensAfter <= facts.maxTokens) {
     return 'The result is protocol-valid and under the budget, but above the target.';
   }
-  return `Warning: the result is still above --max-tokens (${formatCount(facts.maxTokens)}); add a stronger strategy such as keepRecent or emergencyPrune.`;
+  return `The result is protocol-valid but ${formatCount(result.tokensAfter - facts.maxTokens)} tokens over --max-tokens (${formatCount(facts.maxTokens)}).`;
 }

@@ -22,7 +22,7 @@ export interface CompactTranscriptResult {
 }
 
 /** How many items at the start are host system prompts (context items other than a summary). */
-function leadingInstructionCount(items: readonly Item[]): number {
+export function leadingInstructionCount(items: readonly Item[]): number {
   const index = items.findIndex((item) => item.kind !== 'context' || isSummaryItem(item));
   return index === -1 ? items.length : index;
 }

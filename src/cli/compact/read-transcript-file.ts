@@ -3,6 +3,7 @@ import { ConfigError } from '../../errors/config-error.js';
 import { fromChatMessages } from '../../transcript/from-chat-messages.js';
 import type { Item } from '../../transcript/types.js';
 import { messagesOf } from '../demo/load-recordings.js';
+import { parseTranscriptJson } from '../parse-transcript-json.js';
 
 /** A transcript file as read: its items, and how to write a result in the same shape. */
 export interface TranscriptFile {
@@ -31,16 +32,13 @@ export async function readTranscriptFile({ path }: { path: string }): Promise<Tr
       { code: 'transcript_unreadable', cause: error },
     );
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`${path} is not valid JSON: ${(error as Error).message}`, {
-      code: 'invalid_transcript_file',
-      cause: error,
+  const parsed = parseTranscriptJson({ path, text });
+  const messages = messagesOf(parsed);
+  if (messages.length === 0) {
+    throw new ConfigError(`${path} is an empty transcript: it holds no messages to compact`, {
+      code: 'empty_transcript',
     });
   }
-  const messages = messagesOf(parsed);
   return {
     items: fromChatMessages(messages),
     messageCount: messages.length,

@@ -15,6 +15,7 @@ export interface DemoSettings {
   /** Where the session log goes; a new temporary directory when undefined. */
   readonly directory: string | undefined;
   readonly window: number;
+  readonly maxSteps: number;
   /** Other transcripts to replay; the bundled fixtures when undefined. */
   readonly transcripts: string | undefined;
   readonly inspectPort: number | undefined;
@@ -44,6 +45,7 @@ export async function executeDemo(
       recordings,
       directory,
       window: settings.window,
+      maxSteps: settings.maxSteps,
       ...(relay === undefined ? {} : { inspect: relay.inspect }),
       onStart: (facts) => {
         say(

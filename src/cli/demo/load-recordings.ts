@@ -1,9 +1,12 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from '../../errors/config-error.js';
+import { LoopkeeperError } from '../../errors/loopkeeper-error.js';
 import type { Recording } from '../../testing/replay-plan.js';
 import { fromChatMessages } from '../../transcript/from-chat-messages.js';
+import type { Item } from '../../transcript/types.js';
 import { findPackageRoot } from '../package-root.js';
+import { parseTranscriptJson } from '../parse-transcript-json.js';
 
 export type { Recording } from '../../testing/replay-plan.js';
 
@@ -13,7 +16,7 @@ export const RECORDINGS_DIRECTORY = join('test', 'fixtures', 'transcripts');
 /**
  * Reads every `*.json` transcript of a directory (sorted by name, so a replay is the same on
  * every machine). Each file is an array of OpenAI chat messages or an object with a `messages`
- * array; conversion refuses a protocol-invalid file with a `ProtocolError`.
+ * array; a file that does not parse or breaks the protocol is refused with its path.
  */
 export async function loadRecordings({
   directory = join(findPackageRoot(), RECORDINGS_DIRECTORY),
@@ -28,8 +31,9 @@ export async function loadRecordings({
   }
   return Promise.all(
     names.map(async (name) => {
-      const parsed: unknown = JSON.parse(await readFile(join(directory, name), 'utf8'));
-      return { name: name.slice(0, -'.json'.length), items: fromChatMessages(messagesOf(parsed)) };
+      const path = join(directory, name);
+      const parsed = parseTranscriptJson({ path, text: await readFile(path, 'utf8') });
+      return { name: name.slice(0, -'.json'.length), items: toItems({ path, parsed }) };
     }),
   );
 }
@@ -45,4 +49,14 @@ export function messagesOf(parsed: unknown): readonly unknown[] {
     'A transcript must be a JSON array of chat messages or an object with a `messages` array',
     { code: 'invalid_transcript_file' },
   );
+}
+
+/** A recording's items; a file that is not a valid transcript is refused with its path. */
+function toItems({ path, parsed }: { path: string; parsed: unknown }): readonly Item[] {
+  try {
+    return fromChatMessages(messagesOf(parsed));
+  } catch (error) {
+    if (!LoopkeeperError.isInstance(error)) throw error;
+    throw new ConfigError(`${path}: ${error.message}`, { code: error.code, cause: error });
+  }
 }

@@ -1,5 +1,4 @@
 import type { InspectionEvent, Observer } from 'xstate';
-import { LoopkeeperError } from '../../errors/loopkeeper-error.js';
 import type { SessionEvent } from '../../log/events.js';
 import { FileSessionStore } from '../../log/file-store.js';
 import { createAgentLoop } from '../../runtime/create-agent-loop.js';
@@ -12,6 +11,7 @@ import { createTokenCounter } from '../../tokens/create-token-counter.js';
 import { type SessionStats, summarizeSession } from '../session-stats.js';
 import { createDemoCompaction } from './demo-compaction.js';
 import type { Recording } from './load-recordings.js';
+import { replayFailure } from './replay-failure.js';
 
 /** What the demo shows while it runs. */
 export interface DemoProgress {
@@ -40,6 +40,8 @@ export interface RunDemoOptions {
   readonly recordings: readonly Recording[];
   readonly directory: string;
   readonly window: number;
+  /** Model requests one replayed turn may make (the loop's `maxStepsPerRun`). */
+  readonly maxSteps: number;
   readonly inspect?: Observer<InspectionEvent>;
   readonly onStart?: (facts: {
     turns: number;
@@ -65,6 +67,7 @@ export async function runDemo({
   recordings,
   directory,
   window,
+  maxSteps,
   inspect,
   onStart,
   onProgress,
@@ -82,6 +85,7 @@ export async function runDemo({
     compactor,
     store,
     tokens,
+    maxStepsPerRun: maxSteps,
     ...(inspect === undefined ? {} : { inspect }),
   });
   const logPath = `${store.directory}/${loop.session.sessionId}.jsonl`;
@@ -128,15 +132,13 @@ export async function runDemo({
       progress.turn += 1;
       const finished = await runTurn(loop, turn.content);
       if (finished.outcome !== 'completed') {
-        // The loop never drops the latest user turn, so a window smaller than one recorded turn cannot work.
-        const hint =
-          finished.error?.name === 'ContextOverflowError'
-            ? ` The window is too small for this recording; try --window ${Math.max(8192, window * 2)}.`
-            : '';
-        throw new LoopkeeperError(
-          finished.error?.code ?? 'demo_run_failed',
-          `Replay turn ${progress.turn} (${turn.recording}) ended ${finished.outcome}: ${finished.error?.message ?? 'no error recorded'}.${hint}`,
-        );
+        throw replayFailure({
+          finished,
+          turn: progress.turn,
+          recording: turn.recording,
+          window,
+          maxSteps,
+        });
       }
     }
     for await (const event of store.read(loop.session.sessionId)) events.push(event);

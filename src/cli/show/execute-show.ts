@@ -1,7 +1,10 @@
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from '../../errors/config-error.js';
 import type { SessionEvent } from '../../log/events.js';
 import { FileSessionStore } from '../../log/file-store.js';
+import { readLogFile } from '../../log/read-log-file.js';
+import type { SessionLogScan } from '../../log/session-log-parser.js';
 import { createTokenCounter } from '../../tokens/create-token-counter.js';
 import type { TokenEncoding } from '../../tokens/types.js';
 import { type CommandContext, EXIT_OK } from '../command.js';
@@ -11,20 +14,31 @@ import { buildSessionAudit } from './session-audit.js';
 
 export interface ShowSettings {
   readonly location: SessionLocation;
+  /** The <session> argument resolved as a path, to tell a wrong file from a missing session. */
+  readonly argumentPath: string;
   readonly encoding: TokenEncoding;
   readonly json: boolean;
 }
 
-/** Reads a session log (no lock: reading never blocks a writer) and prints its audit. */
+/**
+ * Reads a session log (no lock: reading never blocks a writer) and prints its audit. A torn
+ * last line (a write cut short) is not an event: it is left out, and a note on stderr says so.
+ */
 export async function executeShow(
-  { location: { directory, sessionId }, encoding, json }: ShowSettings,
+  { location: { directory, sessionId }, argumentPath, encoding, json }: ShowSettings,
   context: CommandContext,
 ): Promise<number> {
+  const path = join(directory, `${sessionId}.jsonl`);
   const store = new FileSessionStore({ directory });
-  const events: SessionEvent[] = [];
   try {
     const known = await store.list();
     if (!known.includes(sessionId)) {
+      if (!argumentPath.endsWith('.jsonl') && (await isFile(argumentPath))) {
+        throw new ConfigError(
+          `${argumentPath} is not a session log: show reads a session id or a session's .jsonl log`,
+          { code: 'not_a_session_log' },
+        );
+      }
       const hint =
         known.length === 0
           ? 'it holds no sessions'
@@ -33,16 +47,38 @@ export async function executeShow(
         code: 'session_not_found',
       });
     }
-    for await (const event of store.read(sessionId)) events.push(event);
   } finally {
     await store.close();
   }
+  const { events, scan } = await readWholeLog(path);
+  if (scan.torn !== undefined) {
+    context.stderr.write(
+      `${context.style.stderr.dim(`loopkeeper show: note: line ${scan.torn.lineNumber} of ${path} is torn (${scan.torn.bytes} bytes of a write cut short, e.g. by a crash); it is not an event and is left out. The log is unchanged; its next writer cuts the line away.`)}\n`,
+    );
+  }
   const tokens = await createTokenCounter({ encoding });
   const audit = buildSessionAudit({ sessionId, events, tokens });
-  const path = join(directory, `${sessionId}.jsonl`);
   const text = json
     ? JSON.stringify({ path, ...audit }, null, 2)
     : renderSessionAudit({ audit, path, style: context.style.stdout });
   context.stdout.write(`${text}\n`);
   return EXIT_OK;
+}
+
+async function readWholeLog(
+  path: string,
+): Promise<{ events: SessionEvent[]; scan: SessionLogScan }> {
+  const events: SessionEvent[] = [];
+  const reader = readLogFile({ path });
+  for (let step = await reader.next(); ; step = await reader.next()) {
+    if (step.done === true) return { events, scan: step.value };
+    events.push(step.value);
+  }
+}
+
+async function isFile(path: string): Promise<boolean> {
+  return stat(path).then(
+    (info) => info.isFile(),
+    () => false,
+  );
 }

@@ -16,7 +16,7 @@ export interface CliResult {
 }
 
 /**
- * Builds dist/ with `tsc -p tsconfig.build.json` unless it is newer than every source file.
+ * Builds dist/ afresh with `tsc -p tsconfig.build.json` unless it is newer than every source file.
  * Test files run in parallel processes, so a lock directory (mkdir is atomic) makes one of
  * them build while the others wait and then find the build fresh.
  */
@@ -25,6 +25,12 @@ export async function ensureCliBuilt(): Promise<void> {
   await acquireLock();
   try {
     if (await isBuildFresh()) return;
+    // A clean rebuild, so output of deleted sources or of older settings (source maps) is gone.
+    await Promise.all(
+      ['src', 'machines'].map((folder) =>
+        rm(join(packageRoot, 'dist', folder), { recursive: true, force: true }),
+      ),
+    );
     const output = await new Promise<string>((resolve) => {
       execFile(
         process.execPath,

@@ -1,0 +1,37 @@
+import { LoopkeeperError } from '../../errors/loopkeeper-error.js';
+import type { RunFinished } from '../../runtime/telemetry-events.js';
+
+/**
+ * Why a replayed turn did not complete, as an error that says what to change: a step limit
+ * names the limit and the option that raises it, a context overflow the window to try.
+ */
+export function replayFailure({
+  finished,
+  turn,
+  recording,
+  window,
+  maxSteps,
+}: {
+  finished: Pick<RunFinished, 'outcome' | 'error' | 'steps'>;
+  turn: number;
+  recording: string;
+  window: number;
+  maxSteps: number;
+}): LoopkeeperError {
+  const where = `Replay turn ${turn} (${recording})`;
+  if (finished.outcome === 'step-limit') {
+    return new LoopkeeperError(
+      'demo_step_limit',
+      `${where} was ended by the step limit after ${finished.steps} model requests (at most ${maxSteps} per run); the recording needs more: raise the limit with --max-steps, e.g. --max-steps ${maxSteps * 4}.`,
+    );
+  }
+  // The loop never drops the latest user turn, so a window smaller than one recorded turn cannot work.
+  const hint =
+    finished.error?.name === 'ContextOverflowError'
+      ? ` The window is too small for this recording; try --window ${Math.max(8192, window * 2)}.`
+      : '';
+  return new LoopkeeperError(
+    finished.error?.code ?? 'demo_run_failed',
+    `${where} ended ${finished.outcome}: ${finished.error?.message ?? 'no error recorded'}.${hint}`,
+  );
+}

@@ -1,0 +1,82 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childEnvironment, ensureCliBuilt } from '../cli/support/cli-process.js';
+import { npmPack, runNpm } from './support/npm-pack.js';
+import { writeOfflineProject } from './support/offline-project.js';
+
+interface Outcome {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `npx loopkeeper ...` in the project, offline, and collects the outcome. */
+function npxLoopkeeper(args: readonly string[], cwd: string): Promise<Outcome> {
+  return new Promise((resolve) => {
+    execFile(
+      'npm',
+      ['exec', '--offline', '--', 'loopkeeper', ...args],
+      { cwd, env: childEnvironment(), maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr }),
+    );
+  });
+}
+
+describe('the packed tarball, installed into an empty project', () => {
+  let project: string;
+
+  beforeAll(async () => {
+    await ensureCliBuilt();
+    project = await mkdtemp(join(tmpdir(), 'loopkeeper-installed-'));
+    const { filename } = await npmPack({ destination: project });
+    await writeOfflineProject({ directory: project, tarball: join(project, filename) });
+    await runNpm(['ci', '--offline'], { cwd: project });
+  }, 180_000);
+
+  afterAll(async () => {
+    await rm(project, { recursive: true, force: true });
+  });
+
+  it('runs `npx loopkeeper --help`', async () => {
+    const result = await npxLoopkeeper(['--help'], project);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Usage: loopkeeper <command> [options]');
+  }, 60_000);
+
+  it('runs `npx loopkeeper demo` on the recordings shipped in the package', async () => {
+    const result = await npxLoopkeeper(['demo', '--json', '--dir', project], project);
+    expect(result.stderr).not.toMatch(/error/i);
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout) as { recordings: number; steps: number };
+    expect(summary.recordings).toBe(5);
+    expect(summary.steps).toBeGreaterThan(100);
+  }, 90_000);
+
+  it('serves both entry points to an ES module host', async () => {
+    const script = join(project, 'host.mjs');
+    await writeFile(
+      script,
+      [
+        "import { createAgentLoop, runTurn } from 'loopkeeper';",
+        "import { ScriptedModel } from 'loopkeeper/testing';",
+        "const loop = createAgentLoop({ model: new ScriptedModel({ turns: [{ text: 'hi' }] }) });",
+        'loop.start();',
+        "const finished = await runTurn(loop, 'hello');",
+        'loop.stop();',
+        'console.log(finished.outcome, finished.text);',
+      ].join('\n'),
+    );
+    const output = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, [script], { cwd: project }, (error, stdout, stderr) =>
+        error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stderr}`)),
+      ),
+    );
+    expect(output.trim()).toBe('completed hi');
+    const license = await readFile(join(project, 'node_modules', 'loopkeeper', 'LICENSE'), 'utf8');
+    expect(license).toMatch(/^MIT License/);
+  }, 60_000);
+});

@@ -1,0 +1,74 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join, normalize } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RECORDINGS_DIRECTORY } from '../../src/cli/demo/load-recordings.js';
+import { ensureCliBuilt, packageRoot } from '../cli/support/cli-process.js';
+import { npmPack } from './support/npm-pack.js';
+
+/** Relative link targets of a markdown text, without anchors; web and mail links are left out. */
+function relativeLinks(markdown: string): string[] {
+  return [...markdown.matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((match) => (match[1] ?? '').split('#')[0] ?? '')
+    .filter((target) => target !== '' && !/^[a-z]+:/i.test(target));
+}
+
+describe('npm pack', () => {
+  let shipped: Set<string>;
+
+  beforeAll(async () => {
+    await ensureCliBuilt();
+    const result = await npmPack({ dryRun: true });
+    shipped = new Set(result.files.map((file) => file.path));
+  }, 120_000);
+
+  it('ships the licence, the readme, the command and the compiled entry points', () => {
+    for (const path of [
+      'LICENSE',
+      'README.md',
+      'package.json',
+      'bin/loopkeeper.js',
+      'dist/src/index.js',
+      'dist/src/index.d.ts',
+      'dist/src/testing/index.js',
+      'dist/src/cli/main.js',
+      'dist/machines/agent-loop.machine.js',
+    ]) {
+      expect(shipped, path).toContain(path);
+    }
+  });
+
+  it('ships every recording the demo replays, with the README that carries their MIT notices', async () => {
+    const names = await readdir(join(packageRoot, RECORDINGS_DIRECTORY));
+    expect(names.filter((name) => name.endsWith('.json')).length).toBeGreaterThanOrEqual(5);
+    for (const name of names) expect(shipped).toContain(join(RECORDINGS_DIRECTORY, name));
+    const notice = await readFile(join(packageRoot, RECORDINGS_DIRECTORY, 'README.md'), 'utf8');
+    expect(notice).toContain('Copyright (c) 2024 Sierra');
+    expect(notice).toContain('Copyright (c) 2024 John Yang');
+    expect(notice).toContain('The above copyright notice and this permission notice shall be');
+  });
+
+  it('ships no source map whose sources are missing from the package', async () => {
+    const maps = [...shipped].filter((path) => path.endsWith('.map'));
+    for (const map of maps) {
+      const { sources } = JSON.parse(await readFile(join(packageRoot, map), 'utf8')) as {
+        sources: string[];
+      };
+      for (const source of sources) {
+        expect(shipped, `${map} -> ${source}`).toContain(normalize(join(dirname(map), source)));
+      }
+    }
+  });
+
+  it('ships every file a shipped markdown page links to', async () => {
+    const pages = [...shipped].filter((path) => path.endsWith('.md'));
+    expect(pages).toContain('docs/cli.md');
+    for (const page of pages) {
+      const text = await readFile(join(packageRoot, page), 'utf8');
+      for (const target of relativeLinks(text)) {
+        const path = normalize(join(dirname(page), target)).replace(/\/$/, '');
+        const isShippedFolder = [...shipped].some((file) => file.startsWith(`${path}/`));
+        expect(shipped.has(path) || isShippedFolder, `${page} links to ${target}`).toBe(true);
+      }
+    }
+  });
+});
