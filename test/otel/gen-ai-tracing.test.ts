@@ -300,7 +300,7 @@ describe('createGenAiTracing: an abort', () => {
     expect(spanTree(spans)).toEqual(['invoke_agent helper', '  chat scripted-model']);
     const [run] = spansNamed(spans, 'invoke_agent helper');
     const [chat] = spansNamed(spans, 'chat scripted-model');
-    expect(finished.error?.code).toBeDefined();
+    expect(finished.error?.code).toBe('aborted');
     for (const span of [run, chat]) {
       expect(span?.status.code).toBe(SpanStatusCode.ERROR);
       expect(span?.attributes['error.type']).toBe(finished.error?.code);
