@@ -8,6 +8,7 @@ export default defineConfig({
     // Docs examples import the package by name, as users do; tests run them against the source.
     alias: [
       { find: /^loopkeeper\/testing$/, replacement: source('./src/testing/index.ts') },
+      { find: /^loopkeeper\/otel$/, replacement: source('./src/otel/index.ts') },
       { find: /^loopkeeper$/, replacement: source('./src/index.ts') },
     ],
   },

@@ -53,6 +53,8 @@ export function inferenceFinishedEvent(
     usage: output?.usage ?? undefined,
     toolCalls: output?.toolCalls ?? 0,
     durationMs: output?.durationMs ?? 0,
+    ...(output?.model === undefined ? {} : { model: output.model }),
+    ...(output?.finishReason === undefined ? {} : { finishReason: output.finishReason }),
   };
 }
 

@@ -89,6 +89,9 @@ export interface CallModelOutput {
   readonly toolCalls: number;
   readonly usage: ModelUsage | null;
   readonly durationMs: number;
+  /** The model that answered and why it stopped, for telemetry. */
+  readonly model?: string;
+  readonly finishReason?: string;
 }
 
 export interface RunToolsInput {

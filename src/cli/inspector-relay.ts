@@ -12,6 +12,8 @@ export interface InspectorRelay {
   readonly pageUrl: string;
   /** Give this to `createAgentLoop({inspect})`. */
   readonly inspect: Observer<InspectionEvent>;
+  /** The inspector itself, to publish actors, events and snapshots that no live actor makes. */
+  readonly inspector: ReturnType<typeof createWebSocketInspector>;
   stop(): void;
 }
 
@@ -34,6 +36,7 @@ export async function startInspectorRelay({
     socketUrl,
     pageUrl: `http://localhost:${port}`,
     inspect: inspector.inspect as Observer<InspectionEvent>,
+    inspector,
     stop() {
       inspector.stop();
       server.stop();

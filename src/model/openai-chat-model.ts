@@ -146,7 +146,7 @@ export function openAIChatModel({
     }
   }
 
-  return { name: `openai:${model}`, generate };
+  return { name: `openai:${model}`, model, generate };
 }
 
 function createClient({

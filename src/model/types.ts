@@ -39,5 +39,7 @@ export interface ModelResponse {
  */
 export interface ModelAdapter {
   readonly name: string;
+  /** The model requests ask for, as the provider names it (e.g. `gpt-4o`); telemetry reports it. */
+  readonly model?: string;
   generate(request: ModelRequest): Promise<ModelResponse>;
 }

@@ -23,6 +23,8 @@ export interface InferenceStarted extends TelemetryBase {
   readonly type: 'InferenceStarted';
   readonly step: number;
   readonly estimatedPromptTokens: number;
+  /** The model the request asks for, when the adapter names it (`ModelAdapter.model`). */
+  readonly model?: string;
 }
 export interface InferenceDelta extends TelemetryBase {
   readonly type: 'InferenceDelta';
@@ -35,6 +37,10 @@ export interface InferenceFinished extends TelemetryBase {
   readonly usage: ModelUsage | undefined;
   readonly toolCalls: number;
   readonly durationMs: number;
+  /** The model that answered, as the provider reported it. */
+  readonly model?: string;
+  /** Why the model stopped, as the provider reported it (e.g. `stop`, `tool_calls`). */
+  readonly finishReason?: string;
 }
 export interface InferenceFailed extends TelemetryBase {
   readonly type: 'InferenceFailed';
@@ -52,6 +58,8 @@ export interface ToolCallFinished extends TelemetryBase {
   readonly toolName: string;
   readonly isError: boolean;
   readonly durationMs: number;
+  /** Length of the result's content in characters (the content itself is in the log). */
+  readonly outputLength: number;
 }
 export interface MutationStarted extends TelemetryBase {
   readonly type: 'MutationStarted';

@@ -46,6 +46,8 @@ export interface ScriptedModelOptions {
  */
 export class ScriptedModel implements ModelAdapter {
   readonly name: string;
+  /** The model name it reports in responses. */
+  readonly model: string;
   /** Every request received, in order, including ones that failed. */
   readonly requests: ModelRequest[] = [];
   /** Every response given, in order. */
@@ -59,6 +61,7 @@ export class ScriptedModel implements ModelAdapter {
     this.#options = options;
     this.#turns = options.turns ?? [];
     this.name = options.name ?? 'scripted';
+    this.model = options.model ?? 'scripted-model';
   }
 
   /** Replays a recorded conversation: each assistant message answers one request, in order. */
@@ -161,7 +164,7 @@ export class ScriptedModel implements ModelAdapter {
       ...(toolCalls.length > 0 && { toolCalls }),
       ...(usage !== undefined && { usage }),
       finishReason: answer.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
-      model: this.#options.model ?? 'scripted-model',
+      model: this.model,
     };
   }
 

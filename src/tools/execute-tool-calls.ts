@@ -24,6 +24,8 @@ export interface ToolCallFinishedInfo {
   readonly toolName: string;
   readonly isError: boolean;
   readonly durationMs: number;
+  /** Length of the result's content in characters. */
+  readonly outputLength: number;
 }
 
 export interface ExecuteToolCallsOptions {
@@ -88,6 +90,7 @@ export async function executeToolCalls({
         ...identity,
         isError: outcome.isError,
         durationMs: performance.now() - startedAt,
+        outputLength: outcome.content.length,
       });
       return outcome;
     }),

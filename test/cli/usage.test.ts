@@ -75,19 +75,22 @@ describe.concurrent('loopkeeper command line', () => {
     expect(result.stderr).not.toMatch(/^\s+at /m);
   });
 
-  it.each(['demo', 'run', 'show', 'compact'])('prints help for %s and exits 0', async (command) => {
-    const result = await runLoopkeeper([command, '--help']);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`Usage: loopkeeper ${command}`);
-    expect(result.stdout).toContain('Exit codes:');
-    const viaHelp = await runLoopkeeper(['help', command]);
-    expect(viaHelp.stdout).toBe(result.stdout);
-  });
+  it.each(['demo', 'run', 'show', 'inspect', 'compact'])(
+    'prints help for %s and exits 0',
+    async (command) => {
+      const result = await runLoopkeeper([command, '--help']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`Usage: loopkeeper ${command}`);
+      expect(result.stdout).toContain('Exit codes:');
+      const viaHelp = await runLoopkeeper(['help', command]);
+      expect(viaHelp.stdout).toBe(result.stdout);
+    },
+  );
 
   it('lists the commands with --help and prints the version', async () => {
     const help = await runLoopkeeper(['--help']);
     expect(help.code).toBe(0);
-    for (const command of ['demo', 'run', 'show', 'compact'])
+    for (const command of ['demo', 'run', 'show', 'inspect', 'compact'])
       expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
     const version = await runLoopkeeper(['--version']);
     expect(version.code).toBe(0);

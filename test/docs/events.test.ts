@@ -13,4 +13,9 @@ describe('docs/events.md', () => {
   it.each(TELEMETRY_EVENT_TYPES)('documents %s under its own heading', (type) => {
     expect(document).toContain(`\n## ${type}\n`);
   });
+
+  it.each(TELEMETRY_EVENT_TYPES)('maps %s to its span or span event', (type) => {
+    const mapping = document.slice(document.indexOf('\n## OpenTelemetry spans\n'));
+    expect(mapping).toContain(`\n| \`${type}\` | `);
+  });
 });

@@ -7,6 +7,7 @@ const offlineExamples = [
   'readme-strategies',
   'readme-custom-strategy',
   'readme-telemetry',
+  'readme-otel',
   'readme-file-store',
   'readme-child-actor',
   'inspect-function',

@@ -79,6 +79,28 @@ describe('telemetry', () => {
     loop.stop();
   });
 
+  it('names the model asked for and the one that answered, the finish reason and each tool output length', async () => {
+    const loop = scriptedRun();
+    const events = recordTelemetry(loop);
+    loop.start();
+    await runTurn(loop, 'Read two pages.');
+    const started = events.filter((event) => event.type === 'InferenceStarted');
+    expect(started.map((event) => event.model)).toEqual([
+      'scripted-model',
+      'scripted-model',
+      'scripted-model',
+    ]);
+    const finished = events.filter((event) => event.type === 'InferenceFinished');
+    expect(finished.map((event) => [event.model, event.finishReason])).toEqual([
+      ['scripted-model', 'tool_calls'],
+      ['scripted-model', 'tool_calls'],
+      ['scripted-model', 'stop'],
+    ]);
+    const tools = events.filter((event) => event.type === 'ToolCallFinished');
+    expect(tools.map((event) => event.outputLength)).toEqual([4000, 4000]);
+    loop.stop();
+  });
+
   it('keeps the run undisturbed when a hub listener throws', async () => {
     const reference = scriptedRun();
     const referenceEvents = recordTelemetry(reference);

@@ -24,6 +24,7 @@ export function callModelActor({ session, model, instructions, specs }: LoopActo
       at: Date.now(),
       step: input.step,
       estimatedPromptTokens: estimate,
+      ...(model.model === undefined ? {} : { model: model.model }),
     });
     const started = performance.now();
     const response = await generateTyped(model, {
@@ -67,6 +68,8 @@ export function callModelActor({ session, model, instructions, specs }: LoopActo
       toolCalls,
       usage: response.usage ?? null,
       durationMs,
+      model: response.model,
+      ...(response.finishReason === undefined ? {} : { finishReason: response.finishReason }),
     };
   });
 }

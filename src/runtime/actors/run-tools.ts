@@ -23,7 +23,7 @@ export function runToolsActor({ session, tools, toolTimeoutMs }: LoopActorContex
           callId,
           toolName,
         }),
-      onCallFinished: ({ callId, toolName, isError, durationMs }) =>
+      onCallFinished: ({ callId, toolName, isError, durationMs, outputLength }) =>
         telemetry({
           type: 'ToolCallFinished',
           sessionId: input.sessionId,
@@ -33,6 +33,7 @@ export function runToolsActor({ session, tools, toolTimeoutMs }: LoopActorContex
           toolName,
           isError,
           durationMs,
+          outputLength,
         }),
     });
     // When aborted, the abort path answers open calls itself; writing here would race it.

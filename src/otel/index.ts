@@ -1,0 +1,10 @@
+export {
+  createGenAiTracing,
+  type GenAiTracing,
+  type GenAiTracingOptions,
+  type TracedLoop,
+} from './create-gen-ai-tracing.js';
+export * from './gen-ai-attributes.js';
+export { type GenAiMessage, toGenAiMessages } from './gen-ai-messages.js';
+export * from './loopkeeper-attributes.js';
+export type { TracedSession } from './recorder-settings.js';

@@ -1,0 +1,251 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import {
+  createInspector,
+  createWebSocketReceiver,
+  type StatelyInspectionEvent,
+} from '@statelyai/inspect';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentLoopMachine } from '../../machines/agent-loop.machine.js';
+import { publishReplay } from '../../src/cli/inspect/publish-replay.js';
+import { type ReplayStep, replaySteps } from '../../src/cli/inspect/replay-steps.js';
+import { runCli } from '../../src/cli/main.js';
+import { createCompactor } from '../../src/compaction/compactor.js';
+import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
+import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
+import { ModelError } from '../../src/errors/model-error.js';
+import type { SessionEvent } from '../../src/log/events.js';
+import { FileSessionStore } from '../../src/log/file-store.js';
+import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
+import { runTurn } from '../../src/runtime/run-turn.js';
+import type { TelemetryEvent } from '../../src/runtime/telemetry-events.js';
+import { ScriptedModel } from '../../src/testing/scripted-model.js';
+import { defineTool } from '../../src/tools/define-tool.js';
+import { recordTelemetry, sharedTokenCounter } from '../support/loop-harness.js';
+
+const fetchPage = defineTool({
+  name: 'fetch_page',
+  description: 'Returns a long page.',
+  parameters: { type: 'object' },
+  execute: () => 'page text '.repeat(400),
+});
+
+let directory: string;
+let sessionId: string;
+let events: SessionEvent[];
+let live: TelemetryEvent[];
+
+/** Two runs recorded to a file log: one with two tool calls and a compaction, one that fails. */
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'loopkeeper-inspect-replay-'));
+  const tokens = await sharedTokenCounter();
+  const store = new FileSessionStore({ directory });
+  const loop = createAgentLoop({
+    model: new ScriptedModel({
+      tokens,
+      streamDeltas: false,
+      turns: [
+        { toolCalls: [{ id: 'call_1', name: 'fetch_page', arguments: {} }] },
+        { toolCalls: [{ id: 'call_2', name: 'fetch_page', arguments: {} }] },
+        { text: 'Both pages read.' },
+        { error: new ModelError('auth', 'Incorrect API key provided.', { status: 401 }) },
+      ],
+    }),
+    tools: [fetchPage],
+    tokens,
+    store,
+    compactor: createCompactor({
+      trigger: tokenBudgetTrigger({ maxTokens: 1_000, targetRatio: 0.9 }),
+      backend: extractiveSummarizer(),
+      structural: { pruneToolResults: { protectRecentTokens: 0, minSavingsTokens: 10 } },
+    }),
+  });
+  live = recordTelemetry(loop);
+  loop.start();
+  expect((await runTurn(loop, 'Read two pages.')).outcome).toBe('completed');
+  expect((await runTurn(loop, 'Once more.')).outcome).toBe('failed');
+  loop.stop();
+  sessionId = loop.session.sessionId;
+  await store.close();
+  events = [];
+  const reader = new FileSessionStore({ directory });
+  for await (const event of reader.read(sessionId)) events.push(event);
+  await reader.close();
+});
+
+afterAll(async () => {
+  await rm(directory, { recursive: true, force: true });
+});
+
+describe('replaySteps', () => {
+  it('rebuilds the states the loop went through from the log alone', () => {
+    const steps = replaySteps({ sessionId, events });
+    expect(steps.map((step) => `${step.event.type} -> ${step.state}`)).toEqual([
+      'user.message -> starting',
+      'xstate.done.actor.beginRun -> inferring',
+      'xstate.done.actor.callModel -> toolResult',
+      'xstate.done.actor.runTools -> inferring',
+      'xstate.done.actor.callModel -> toolResult',
+      'xstate.done.actor.runTools -> compacting',
+      'xstate.done.actor.compact -> inferring',
+      'xstate.done.actor.callModel -> finishing',
+      'xstate.done.actor.finishRun -> idle',
+      'user.message -> starting',
+      'xstate.error.actor.beginRun -> failing',
+      'xstate.done.actor.finishRun -> idle',
+    ]);
+    expect(steps[0]?.event).toMatchObject({ content: 'Read two pages.' });
+    expect(steps.at(-1)?.context).toMatchObject({
+      runs: 2,
+      lastOutcome: 'failed',
+      lastError: { code: 'model_auth' },
+    });
+  });
+
+  it('gives the telemetry of the live run, in order, with the same facts', () => {
+    const replayed = replaySteps({ sessionId, events }).flatMap((step) => step.telemetry);
+    // The log records no failed inference (nor its start) and not the compactor's mutation events.
+    const answered = (event: TelemetryEvent) =>
+      live.some(
+        (other) =>
+          other.type === 'InferenceFinished' &&
+          event.type === 'InferenceStarted' &&
+          other.runId === event.runId &&
+          other.step === event.step,
+      );
+    const comparable = live.filter((event) =>
+      event.type === 'InferenceStarted'
+        ? answered(event)
+        : !['MutationStarted', 'MutationFinished', 'InferenceFailed'].includes(event.type),
+    );
+    expect(replayed.map((event) => event.type)).toEqual(comparable.map((event) => event.type));
+    const pick = (list: readonly TelemetryEvent[], type: TelemetryEvent['type']) =>
+      list.filter((event) => event.type === type);
+    const strip = ({ durationMs: _duration, at: _at, ...rest }: Record<string, unknown>) => rest;
+    for (const type of ['CompactionFinished', 'ToolCallFinished', 'RunFinished'] as const) {
+      expect(pick(replayed, type).map((event) => strip({ ...event }))).toEqual(
+        pick(live, type).map((event) => strip({ ...event })),
+      );
+    }
+    expect(
+      pick(replayed, 'InferenceFinished').map(
+        (event) => event.type === 'InferenceFinished' && event.usage,
+      ),
+    ).toEqual(
+      pick(live, 'InferenceFinished').map(
+        (event) => event.type === 'InferenceFinished' && event.usage,
+      ),
+    );
+  });
+});
+
+/** Every inspection event a replay sends, captured by an adapter instead of a socket. */
+async function capture(steps: readonly ReplayStep[]): Promise<StatelyInspectionEvent[]> {
+  const sent: StatelyInspectionEvent[] = [];
+  const inspector = createInspector({ send: (event) => sent.push(event) });
+  await publishReplay({ inspector, steps, definition: agentLoopMachine.config, sessionId });
+  return sent;
+}
+
+function describeInspection(event: StatelyInspectionEvent): string {
+  switch (event.type) {
+    case '@xstate.actor':
+      return `actor ${event.sessionId}`;
+    case '@xstate.event':
+      return `event ${event.sourceId ?? '-'} => ${event.sessionId}: ${event.event.type}`;
+    case '@xstate.snapshot':
+      return `snapshot ${event.sessionId}: ${String((event.snapshot as { value?: unknown }).value)}`;
+  }
+}
+
+describe('publishReplay', () => {
+  it('sends the loop actor with its machine, then per state its event, snapshot and telemetry', async () => {
+    const sent = await capture(replaySteps({ sessionId, events }));
+    const described = sent.map(describeInspection);
+    expect(described.slice(0, 12)).toEqual([
+      'actor agentLoop',
+      'actor telemetry',
+      'event host => agentLoop: user.message',
+      'snapshot agentLoop: starting',
+      'event agentLoop => telemetry: RunStarted',
+      'event - => agentLoop: xstate.done.actor.beginRun',
+      'snapshot agentLoop: inferring',
+      'event agentLoop => telemetry: InferenceStarted',
+      'event - => agentLoop: xstate.done.actor.callModel',
+      'snapshot agentLoop: toolResult',
+      'event agentLoop => telemetry: InferenceFinished',
+      'event agentLoop => telemetry: ToolCallStarted',
+    ]);
+    const compacting = described.indexOf('snapshot agentLoop: compacting');
+    expect(described.slice(compacting - 1, compacting + 5)).toEqual([
+      'event - => agentLoop: xstate.done.actor.runTools',
+      'snapshot agentLoop: compacting',
+      'event agentLoop => telemetry: ToolCallFinished',
+      'event agentLoop => telemetry: CompactionStarted',
+      'event - => agentLoop: xstate.done.actor.compact',
+      'snapshot agentLoop: inferring',
+    ]);
+    expect(described.at(-1)).toBe('event agentLoop => telemetry: RunFinished');
+    const [actor] = sent;
+    expect(actor?.type === '@xstate.actor' && JSON.parse(actor.definition ?? '{}').id).toBe(
+      agentLoopMachine.id,
+    );
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+describe('loopkeeper inspect', () => {
+  it('publishes the replay through the relay to a connected viewer, without a model or a key', async () => {
+    const port = await freePort();
+    const stdin = Object.assign(new PassThrough(), { isTTY: true });
+    let stdout = '';
+    const output = {
+      write: (chunk: string) => {
+        stdout += chunk;
+        return true;
+      },
+      isTTY: false,
+    };
+    const received: StatelyInspectionEvent[] = [];
+    const exit = runCli({
+      argv: ['inspect', join(directory, `${sessionId}.jsonl`), '--port', String(port)],
+      environment: { stdout: output, stderr: output, stdin, env: {}, cwd: directory },
+    });
+    const until = async (condition: () => boolean) => {
+      while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+    };
+    await until(() => stdout.includes('Press Enter to start'));
+    const viewer = createWebSocketReceiver({ server: `ws://localhost:${port}` });
+    viewer.subscribe((event) => received.push(event));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    stdin.write('\n');
+    await until(() => stdout.includes('Press Enter to stop'));
+    await until(() => received.filter((event) => event.type === '@xstate.snapshot').length >= 12);
+    stdin.write('\n');
+    expect(await exit).toBe(0);
+    expect(stdout).toContain(`Inspector relay: ws://localhost:${port}`);
+    expect(stdout).toContain(`Replayed ${sessionId}:`);
+    const states = received
+      .filter((event) => event.type === '@xstate.snapshot')
+      .map((event) =>
+        event.type === '@xstate.snapshot'
+          ? (event.snapshot as { value?: unknown }).value
+          : undefined,
+      );
+    expect(states).toEqual(replaySteps({ sessionId, events }).map((step) => step.state));
+  });
+});
