@@ -1,18 +1,23 @@
-/** Pure helpers of the loop machine: no I/O, no state. */
+/** Pure helpers of the loop machine: no I/O, no state, no values from the runtime. */
 
 import { fromPromise } from 'xstate';
 import type { MutationPoint } from '../src/compaction/types.js';
-import { ContextOverflowError } from '../src/errors/context-overflow-error.js';
-import { ModelError } from '../src/errors/model-error.js';
-import { serializeError } from '../src/runtime/serialize-error.js';
-import type { SerializedError } from '../src/runtime/telemetry-events.js';
-import type { AgentLoopContext, FinishRunInput } from './agent-loop.types.js';
+import type { SerializedError } from '../src/events/telemetry-events.js';
+import { loopFailure, serializeFailure } from './agent-loop.errors.js';
+import type {
+  AgentLoopActorName,
+  AgentLoopActorTypes,
+  AgentLoopContext,
+  FinishRunInput,
+} from './agent-loop.types.js';
 
 /** Placeholder for an actor the runtime must provide with `.provide({actors})`. */
-export function notProvided<TOutput, TInput>(name: string) {
-  return fromPromise<TOutput, TInput>(async () => {
-    throw new Error(`agentLoopMachine: actor "${name}" was not provided`);
-  });
+export function notProvided<Name extends AgentLoopActorName>(name: Name) {
+  return fromPromise<AgentLoopActorTypes[Name]['output'], AgentLoopActorTypes[Name]['input']>(
+    async () => {
+      throw new Error(`agentLoopMachine: actor "${name}" was not provided`);
+    },
+  );
 }
 
 export const DEFAULT_MAX_CONSECUTIVE_COMPACTIONS = 3;
@@ -29,33 +34,52 @@ export function nextMutatorIndex(
   return -1;
 }
 
+/** The `ContextOverflowError` a run ends with when compaction cannot bring it under budget. */
 export function overflowError(context: AgentLoopContext, detail: string): SerializedError {
-  return serializeError(
-    new ContextOverflowError(
-      `${detail} (consecutive compactions: ${context.consecutiveCompactions}, cap: ${context.maxConsecutiveCompactions})`,
-    ),
+  return loopFailure(
+    'ContextOverflowError',
+    'context_overflow',
+    `${detail} (consecutive compactions: ${context.consecutiveCompactions}, cap: ${context.maxConsecutiveCompactions})`,
   );
 }
 
-/** Provider errors the loop answers by compacting and retrying instead of failing. */
-export function reactiveReason(error: unknown): 'overflow' | 'payload-too-large' | null {
-  if (!ModelError.isInstance(error)) return null;
-  if (error.kind === 'context_overflow') return 'overflow';
-  if (error.kind === 'payload_too_large') return 'payload-too-large';
-  return null;
+/** The `MutatorError` a run ends with when a mutation broke the tool-call protocol. */
+export function invalidMutationError(context: AgentLoopContext): SerializedError {
+  return loopFailure(
+    'MutatorError',
+    'mutator',
+    `A mutation at ${context.point ?? 'unknown point'} produced a transcript that breaks the tool-call protocol; it was discarded`,
+  );
 }
 
-/** The output of the actor whose completion caused the current transition, if any. */
-export function outputOf<TOutput>(event: unknown): TOutput | undefined {
-  return typeof event === 'object' && event !== null && 'output' in event
-    ? (event as { output: TOutput }).output
+export const abortedByHost: SerializedError = loopFailure(
+  'AbortedError',
+  'aborted',
+  'The run was aborted by the host',
+);
+
+/**
+ * The output of the named actor when `event` is its completion, else undefined: how guards,
+ * actions and telemetry read a done event, typed by the machine's actor table.
+ */
+export function outputFrom<Name extends AgentLoopActorName>(
+  event: { readonly type: string },
+  name: Name,
+): AgentLoopActorTypes[Name]['output'] | undefined {
+  return event.type === `xstate.done.actor.${name}`
+    ? (event as unknown as { readonly output: AgentLoopActorTypes[Name]['output'] }).output
     : undefined;
 }
 
-export function errorOf(event: unknown): unknown {
-  return typeof event === 'object' && event !== null && 'error' in event
-    ? (event as { error: unknown }).error
-    : new Error('unknown failure');
+/** What an actor's failure event carries (`xstate.error.actor.*`), or a stand-in. */
+export function errorOf(event: { readonly type: string }): unknown {
+  return event.type.startsWith('xstate.error.actor.') && 'error' in event
+    ? (event as { readonly error: unknown }).error
+    : new Error(`no failure in ${event.type}`);
+}
+
+export function failureOf(event: { readonly type: string }): SerializedError {
+  return serializeFailure(errorOf(event));
 }
 
 export function finishInput({ context }: { context: AgentLoopContext }): FinishRunInput {
@@ -68,10 +92,10 @@ export function finishInput({ context }: { context: AgentLoopContext }): FinishR
 }
 
 /** Why a mutation ended without output: aborted, or its actor failed. */
-export function finishedWithoutOutput(event: unknown): Readonly<Record<string, unknown>> {
-  const type =
-    typeof event === 'object' && event !== null && 'type' in event ? event.type : 'unknown';
-  return { interruptedBy: String(type) };
+export function finishedWithoutOutput(event: {
+  readonly type: string;
+}): Readonly<Record<string, unknown>> {
+  return { interruptedBy: event.type };
 }
 
 /** The session and run an actor input or telemetry event belongs to. */
@@ -79,7 +103,7 @@ export function runOf(context: AgentLoopContext) {
   return { sessionId: context.sessionId, runId: context.runId ?? '' };
 }
 
-/** The fields every telemetry event carries. */
+/** The fields every telemetry event carries; `at` is when the event is emitted. */
 export function base(context: AgentLoopContext) {
   return { ...runOf(context), at: Date.now() };
 }
@@ -92,4 +116,15 @@ export function queuedRunIds(context: AgentLoopContext): readonly (string | null
 /** A sender's run id when it is a usable one; anything else lets the machine make one. */
 export function requestedRunId(runId: unknown): string | null {
   return typeof runId === 'string' && runId.length > 0 ? runId : null;
+}
+
+/** The id of the next run: the one its sender chose, else one made from the instance and count. */
+export function nextRunId(context: AgentLoopContext): string {
+  const number = context.runs + 1;
+  return (
+    queuedRunIds(context)[0] ??
+    (context.instance === undefined
+      ? `${context.sessionId}:run-${number}`
+      : `${context.sessionId}:run-${context.instance}-${number}`)
+  );
 }

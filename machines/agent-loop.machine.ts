@@ -1,23 +1,23 @@
 import { assign, emit, setup } from 'xstate';
 import type { MutationPoint } from '../src/compaction/types.js';
-import { MutatorError } from '../src/errors/mutator-error.js';
-import { serializeError } from '../src/runtime/serialize-error.js';
-import type { TelemetryEvent } from '../src/runtime/telemetry-events.js';
+import type { TelemetryEvent } from '../src/events/telemetry-events.js';
+import { providerRefusal } from './agent-loop.errors.js';
 import {
+  abortedByHost,
   DEFAULT_MAX_CONSECUTIVE_COMPACTIONS,
   DEFAULT_MAX_STEPS_PER_RUN,
-  errorOf,
+  failureOf,
   finishInput,
+  invalidMutationError,
   nextMutatorIndex,
+  nextRunId,
   notProvided,
-  outputOf,
+  outputFrom,
   overflowError,
   queuedRunIds,
-  reactiveReason,
   requestedRunId,
   runOf,
 } from './agent-loop.helpers.js';
-
 import {
   compactionFailedEvent,
   compactionFinishedEvent,
@@ -34,32 +34,24 @@ import {
   runFinishedEvent,
   runStartedEvent,
 } from './agent-loop.telemetry.js';
-import type {
-  AgentLoopContext,
-  AgentLoopEvent,
-  AgentLoopInput,
-  BeginRunInput,
-  CallModelInput,
-  CallModelOutput,
-  CheckBudgetInput,
-  CheckBudgetOutput,
-  CompactInput,
-  CompactOutput,
-  EmergencyPruneOutput,
-  FinishRunInput,
-  RunMutatorInput,
-  RunMutatorOutput,
-  RunToolsInput,
-  RunToolsOutput,
-} from './agent-loop.types.js';
+import type { AgentLoopContext, AgentLoopEvent, AgentLoopInput } from './agent-loop.types.js';
 
 export type * from './agent-loop.types.js';
 
 /**
- * The agent loop. It declares what happens and in which order; every piece of I/O (the model,
- * tools, mutators, the compactor, the session store) is a named actor provided by the runtime.
- * Context holds only small serializable facts, so the definition can be traversed by
- * `xstate/graph` and persisted with `getPersistedSnapshot()`.
+ * The agent loop:
+ *
+ *   idle ──user.message──▶ running ──▶ finishing ──▶ idle
+ *   running: beginning ▶ routing ▶ (mutating ▶ routing)* ▶ checkingBudget
+ *              ├─ within budget ▶ continuing ▶ inferring ▶ toolResult ▶ routing ...
+ *              │                            └─ (turn ended, step limit) ▶ finishing
+ *              └─ over budget ▶ overBudget ▶ compacting ─(ineffective, failed)▶ emergencyPruning
+ *   running ──abort──▶ aborting ──▶ idle
+ *
+ * It declares what happens and in which order; every piece of I/O (the model, tools, mutators,
+ * the compactor, the session store) is a named actor provided by the runtime. Context holds only
+ * small serializable facts, so the definition can be traversed by `xstate/graph` and persisted
+ * with `getPersistedSnapshot()`.
  */
 export const agentLoopMachine = setup({
   types: {
@@ -69,33 +61,29 @@ export const agentLoopMachine = setup({
     emitted: {} as TelemetryEvent,
   },
   actors: {
-    beginRun: notProvided<void, BeginRunInput>('beginRun'),
-    callModel: notProvided<CallModelOutput, CallModelInput>('callModel'),
-    runTools: notProvided<RunToolsOutput, RunToolsInput>('runTools'),
-    runMutator: notProvided<RunMutatorOutput, RunMutatorInput>('runMutator'),
-    checkBudget: notProvided<CheckBudgetOutput, CheckBudgetInput>('checkBudget'),
-    compact: notProvided<CompactOutput, CompactInput>('compact'),
-    emergencyPrune: notProvided<EmergencyPruneOutput, CompactInput>('emergencyPrune'),
-    finishRun: notProvided<void, FinishRunInput>('finishRun'),
-    abortRun: notProvided<void, FinishRunInput>('abortRun'),
+    beginRun: notProvided('beginRun'),
+    callModel: notProvided('callModel'),
+    runTools: notProvided('runTools'),
+    runMutator: notProvided('runMutator'),
+    checkBudget: notProvided('checkBudget'),
+    compact: notProvided('compact'),
+    emergencyPrune: notProvided('emergencyPrune'),
+    finishRun: notProvided('finishRun'),
+    abortRun: notProvided('abortRun'),
   },
   guards: {
-    modelCalledTools: ({ event }) => outputOf<CallModelOutput>(event)?.kind === 'toolCalls',
-    providerAskedToCompact: ({ event }) => reactiveReason(errorOf(event)) !== null,
-    mutationInvalid: ({ event }) => outputOf<RunMutatorOutput>(event)?.valid === false,
-    withinBudget: ({ event }) => outputOf<CheckBudgetOutput>(event)?.over === false,
-    resultInvalid: ({ event }) =>
-      outputOf<CompactOutput | EmergencyPruneOutput>(event)?.status === 'invalid',
-    compactionEffective: ({ event }) => outputOf<CompactOutput>(event)?.status === 'effective',
-    emergencyPruneFits: ({ event }) => outputOf<EmergencyPruneOutput>(event)?.status === 'fits',
     hasQueuedMessage: ({ context }) => context.queue.length > 0,
-    stepLimitReached: ({ context }) => context.steps >= context.maxStepsPerRun,
-    hasMutatorAt: ({ context }, params: { point: MutationPoint }) =>
-      nextMutatorIndex(context, params.point, 0) >= 0,
-    hasNextMutator: ({ context }) =>
-      context.point !== null &&
-      nextMutatorIndex(context, context.point, context.mutatorIndex + 1) >= 0,
+    modelCalledTools: ({ event }) => outputFrom(event, 'callModel')?.kind === 'toolCalls',
+    providerAskedToCompact: ({ event }) => providerRefusal(failureSource(event)) !== null,
+    hasPendingMutator: ({ context }) => context.mutatorIndex >= 0,
+    mutationInvalid: ({ event }) => outputFrom(event, 'runMutator')?.valid === false,
+    withinBudget: ({ event }) => outputFrom(event, 'checkBudget')?.over === false,
+    compactionInvalid: ({ event }) => outputFrom(event, 'compact')?.status === 'invalid',
+    compactionEffective: ({ event }) => outputFrom(event, 'compact')?.status === 'effective',
+    pruneInvalid: ({ event }) => outputFrom(event, 'emergencyPrune')?.status === 'invalid',
+    pruneFits: ({ event }) => outputFrom(event, 'emergencyPrune')?.status === 'fits',
     turnEnded: ({ context }) => context.point === 'AfterTurnEnded',
+    stepLimitReached: ({ context }) => context.steps >= context.maxStepsPerRun,
     canCompact: ({ context }) =>
       context.compactor !== null &&
       context.consecutiveCompactions < context.maxConsecutiveCompactions,
@@ -117,24 +105,24 @@ export const agentLoopMachine = setup({
       message: context.queue[0] ?? null,
       queue: context.queue.slice(1),
       queueRunIds: queuedRunIds(context).slice(1),
-      runId:
-        queuedRunIds(context)[0] ??
-        `${context.sessionId}:run-${context.runs + 1}-${Date.now().toString(36)}`,
+      runId: nextRunId(context),
       runs: context.runs + 1,
       steps: 0,
       consecutiveCompactions: 0,
       point: null,
-      mutatorIndex: 0,
+      mutatorIndex: -1,
       compactionReason: null,
       lastError: null,
       finishing: null,
     })),
     emitRunStarted: emit(({ context }) => runStartedEvent(context)),
-    enterMutationPhase: assign(({ context }, params: { point: MutationPoint }) => ({
+    clearMessage: assign({ message: null }),
+    countStep: assign({ steps: ({ context }) => context.steps + 1 }),
+    /** Arrives at a mutation point: the first mutator declared for it runs next, if any. */
+    arriveAt: assign(({ context }, params: { point: MutationPoint }) => ({
       point: params.point,
       mutatorIndex: nextMutatorIndex(context, params.point, 0),
     })),
-    setPoint: assign((_, params: { point: MutationPoint }) => ({ point: params.point })),
     advanceMutator: assign(({ context }) => ({
       mutatorIndex:
         context.point === null
@@ -142,8 +130,46 @@ export const agentLoopMachine = setup({
           : nextMutatorIndex(context, context.point, context.mutatorIndex + 1),
     })),
     emitMutationStarted: emit(({ context }) => mutationStartedEvent(context)),
+    emitMutationFinished: emit(({ context, event }) => mutationFinishedEvent(context, event)),
+    inferenceSucceeded: assign(({ event }) => ({
+      consecutiveCompactions: 0,
+      lastUsage: outputFrom(event, 'callModel')?.usage ?? null,
+    })),
+    emitInferenceFinished: emit(({ context, event }) => inferenceFinishedEvent(context, event)),
+    emitInferenceFailed: emit(({ context, event }) => inferenceFailedEvent(context, event)),
+    compactForThreshold: assign({ compactionReason: 'threshold' }),
+    compactForRefusal: assign(({ event }) => ({
+      compactionReason: providerRefusal(failureSource(event)),
+    })),
+    countCompaction: assign({
+      consecutiveCompactions: ({ context }) => context.consecutiveCompactions + 1,
+    }),
+    emitCompactionStarted: emit(({ context }) => compactionStartedEvent(context)),
+    emitCompactorMutationStarted: emit(({ context }) => compactorMutationStartedEvent(context)),
+    emitCompactorMutationFinished: emit(({ context, event }) =>
+      compactorMutationFinishedEvent(context, event),
+    ),
+    emitCompactionFinished: emit(({ context, event }) => compactionFinishedEvent(context, event)),
+    emitCompactionFailed: emit(({ context, event }) => compactionFailedEvent(context, event)),
+    emitEmergencyMutationStarted: emit(({ context }) => emergencyMutationStartedEvent(context)),
+    emitEmergencyMutationFinished: emit(({ context, event }) =>
+      emergencyMutationFinishedEvent(context, event),
+    ),
+    emitEmergencyPruneApplied: emit(({ context, event }) =>
+      emergencyPruneAppliedEvent(context, event),
+    ),
+    forwardTelemetry: emit(({ event }) =>
+      event.type === 'loop.telemetry' ? event.event : (undefined as never),
+    ),
     finishCompleted: assign({ finishing: { outcome: 'completed', error: null } }),
     finishStepLimit: assign({ finishing: { outcome: 'step-limit', error: null } }),
+    finishAborted: assign({
+      finishing: { outcome: 'aborted', error: abortedByHost },
+      message: null,
+    }),
+    failWithError: assign(({ event }) => ({
+      finishing: { outcome: 'failed' as const, error: failureOf(event) },
+    })),
     failOverCap: assign(({ context }) => ({
       finishing: {
         outcome: 'failed' as const,
@@ -160,48 +186,14 @@ export const agentLoopMachine = setup({
         outcome: 'failed' as const,
         error: overflowError(
           context,
-          outputOf<EmergencyPruneOutput>(event)?.detail ??
+          outputFrom(event, 'emergencyPrune')?.detail ??
             'Even the latest user turn alone does not fit the context budget',
         ),
       },
     })),
-    failWithError: assign(({ event }) => ({
-      finishing: { outcome: 'failed' as const, error: serializeError(errorOf(event)) },
-    })),
     failInvalidMutation: assign(({ context }) => ({
-      finishing: {
-        outcome: 'failed' as const,
-        error: serializeError(
-          new MutatorError(
-            `A mutation at ${context.point ?? 'unknown point'} produced a transcript that breaks the tool-call protocol; it was discarded`,
-          ),
-        ),
-      },
+      finishing: { outcome: 'failed' as const, error: invalidMutationError(context) },
     })),
-    countCompaction: assign({
-      consecutiveCompactions: ({ context }) => context.consecutiveCompactions + 1,
-    }),
-    forwardTelemetry: emit(({ event }) => (event as { event: TelemetryEvent }).event),
-    inferenceSucceeded: assign(({ event }) => ({
-      consecutiveCompactions: 0,
-      lastUsage: outputOf<CallModelOutput>(event)?.usage ?? null,
-    })),
-    emitInferenceFinished: emit(({ context, event }) => inferenceFinishedEvent(context, event)),
-    emitInferenceFailed: emit(({ context, event }) => inferenceFailedEvent(context, event)),
-    emitMutationFinished: emit(({ context, event }) => mutationFinishedEvent(context, event)),
-    emitCompactorMutationStarted: emit(({ context }) => compactorMutationStartedEvent(context)),
-    emitCompactorMutationFinished: emit(({ context, event }) =>
-      compactorMutationFinishedEvent(context, event),
-    ),
-    emitEmergencyMutationStarted: emit(({ context }) => emergencyMutationStartedEvent(context)),
-    emitEmergencyMutationFinished: emit(({ context, event }) =>
-      emergencyMutationFinishedEvent(context, event),
-    ),
-    emitCompactionFinished: emit(({ context, event }) => compactionFinishedEvent(context, event)),
-    emitCompactionFailed: emit(({ context, event }) => compactionFailedEvent(context, event)),
-    emitEmergencyPruneApplied: emit(({ context, event }) =>
-      emergencyPruneAppliedEvent(context, event),
-    ),
     recordOutcome: assign(({ context }) => ({
       lastOutcome: context.finishing?.outcome ?? 'failed',
       lastError: context.finishing?.error ?? null,
@@ -215,6 +207,7 @@ export const agentLoopMachine = setup({
   id: 'agentLoop',
   context: ({ input }) => ({
     sessionId: input.sessionId,
+    ...(input.instance === undefined ? {} : { instance: input.instance }),
     maxConsecutiveCompactions:
       input.maxConsecutiveCompactions ?? DEFAULT_MAX_CONSECUTIVE_COMPACTIONS,
     maxStepsPerRun: input.maxStepsPerRun ?? DEFAULT_MAX_STEPS_PER_RUN,
@@ -228,7 +221,7 @@ export const agentLoopMachine = setup({
     steps: 0,
     consecutiveCompactions: 0,
     point: null,
-    mutatorIndex: 0,
+    mutatorIndex: -1,
     compactionReason: null,
     lastUsage: null,
     lastError: null,
@@ -242,249 +235,219 @@ export const agentLoopMachine = setup({
   },
   states: {
     idle: {
-      always: { guard: 'hasQueuedMessage', target: 'starting', actions: 'startRun' },
+      always: { guard: 'hasQueuedMessage', target: 'running', actions: 'startRun' },
       on: { close: 'closed' },
     },
-    starting: {
+    running: {
+      initial: 'beginning',
       entry: 'emitRunStarted',
-      invoke: {
-        id: 'beginRun',
-        src: 'beginRun',
-        input: ({ context }) => ({
-          ...runOf(context),
-          // Passed as sent: beginRun refuses content that is not text or parts (null included).
-          content: context.message,
-        }),
-        onDone: [
-          {
-            guard: { type: 'hasMutatorAt', params: { point: 'BeforeInference' } },
-            target: 'mutating',
-            actions: [
-              assign({ message: null }),
-              { type: 'enterMutationPhase', params: { point: 'BeforeInference' } },
+      // The one way out besides finishing: every step of a run can be aborted.
+      on: { abort: { target: 'aborting', actions: 'finishAborted' } },
+      states: {
+        beginning: {
+          invoke: {
+            id: 'beginRun',
+            src: 'beginRun',
+            input: ({ context }) => ({
+              ...runOf(context),
+              // Passed as sent: beginRun refuses content that is not text or parts (null too).
+              content: context.message,
+            }),
+            onDone: {
+              target: 'routing',
+              actions: ['clearMessage', { type: 'arriveAt', params: { point: 'BeforeInference' } }],
+            },
+            onError: { target: '#agentLoop.finishing', actions: 'failWithError' },
+          },
+        },
+        /** At a mutation point: run its next mutator, or check the budget once all have run. */
+        routing: {
+          always: [
+            { guard: 'hasPendingMutator', target: 'mutating' },
+            { target: 'checkingBudget' },
+          ],
+        },
+        mutating: {
+          entry: 'emitMutationStarted',
+          exit: 'emitMutationFinished',
+          invoke: {
+            id: 'runMutator',
+            src: 'runMutator',
+            input: ({ context }) => ({
+              ...runOf(context),
+              mutator: context.mutators[context.mutatorIndex]?.name ?? '',
+              point: context.point ?? 'AfterToolResult',
+            }),
+            onDone: [
+              {
+                guard: 'mutationInvalid',
+                target: '#agentLoop.finishing',
+                actions: 'failInvalidMutation',
+              },
+              { target: 'routing', actions: 'advanceMutator' },
+            ],
+            onError: { target: '#agentLoop.finishing', actions: 'failWithError' },
+          },
+        },
+        checkingBudget: {
+          invoke: {
+            id: 'checkBudget',
+            src: 'checkBudget',
+            input: ({ context }) => ({
+              ...runOf(context),
+              point: context.point ?? 'BeforeInference',
+            }),
+            onDone: [
+              { guard: 'withinBudget', target: 'continuing' },
+              { target: 'overBudget', actions: 'compactForThreshold' },
+            ],
+            onError: { target: '#agentLoop.finishing', actions: 'failWithError' },
+          },
+        },
+        /** Over budget (by our count or the provider's refusal): compact under the cap. */
+        overBudget: {
+          always: [
+            { guard: 'canCompact', target: 'compacting' },
+            { guard: 'canEmergencyPrune', target: 'emergencyPruning' },
+            { target: '#agentLoop.finishing', actions: 'failOverCap' },
+          ],
+        },
+        /** Within budget: end the turn, or go on to the next inference. */
+        continuing: {
+          always: [
+            { guard: 'turnEnded', target: '#agentLoop.finishing', actions: 'finishCompleted' },
+            {
+              guard: 'stepLimitReached',
+              target: '#agentLoop.finishing',
+              actions: 'finishStepLimit',
+            },
+            { target: 'inferring' },
+          ],
+        },
+        inferring: {
+          // InferenceStarted comes from the callModel actor, which knows the request's size.
+          entry: 'countStep',
+          invoke: {
+            id: 'callModel',
+            src: 'callModel',
+            input: ({ context }) => ({ ...runOf(context), step: context.steps }),
+            onDone: [
+              {
+                guard: 'modelCalledTools',
+                target: 'toolResult',
+                actions: ['inferenceSucceeded', 'emitInferenceFinished'],
+              },
+              {
+                target: 'routing',
+                actions: [
+                  'inferenceSucceeded',
+                  'emitInferenceFinished',
+                  { type: 'arriveAt', params: { point: 'AfterTurnEnded' } },
+                ],
+              },
+            ],
+            onError: [
+              {
+                guard: 'providerAskedToCompact',
+                target: 'overBudget',
+                actions: ['emitInferenceFailed', 'compactForRefusal'],
+              },
+              {
+                target: '#agentLoop.finishing',
+                actions: ['emitInferenceFailed', 'failWithError'],
+              },
             ],
           },
-          {
-            target: 'checkingBudget',
-            actions: [
-              assign({ message: null }),
-              { type: 'setPoint', params: { point: 'BeforeInference' } },
+        },
+        toolResult: {
+          invoke: {
+            id: 'runTools',
+            src: 'runTools',
+            input: ({ context }) => runOf(context),
+            onDone: {
+              target: 'routing',
+              actions: { type: 'arriveAt', params: { point: 'AfterToolResult' } },
+            },
+            onError: { target: '#agentLoop.finishing', actions: 'failWithError' },
+          },
+        },
+        compacting: {
+          entry: ['countCompaction', 'emitCompactionStarted', 'emitCompactorMutationStarted'],
+          exit: 'emitCompactorMutationFinished',
+          invoke: {
+            id: 'compact',
+            src: 'compact',
+            input: ({ context }) => ({
+              ...runOf(context),
+              reason: context.compactionReason ?? 'threshold',
+              attempt: context.consecutiveCompactions,
+              point: context.point ?? 'BeforeInference',
+            }),
+            onDone: [
+              {
+                guard: 'compactionInvalid',
+                target: '#agentLoop.finishing',
+                actions: ['emitCompactionFinished', 'failInvalidMutation'],
+              },
+              {
+                guard: 'compactionEffective',
+                target: 'continuing',
+                actions: 'emitCompactionFinished',
+              },
+              // Still over the trigger: an ineffective compaction goes to the emergency prune.
+              {
+                guard: 'canEmergencyPrune',
+                target: 'emergencyPruning',
+                actions: 'emitCompactionFinished',
+              },
+              {
+                target: '#agentLoop.finishing',
+                actions: ['emitCompactionFinished', 'failOverCap'],
+              },
+            ],
+            onError: [
+              {
+                guard: 'canEmergencyPrune',
+                target: 'emergencyPruning',
+                actions: 'emitCompactionFailed',
+              },
+              {
+                target: '#agentLoop.finishing',
+                actions: ['emitCompactionFailed', 'failOverCap'],
+              },
             ],
           },
-        ],
-        onError: { target: 'failing', actions: 'failWithError' },
-      },
-      on: { abort: 'aborting' },
-    },
-    inferring: {
-      // InferenceStarted comes from the callModel actor, which knows the request's token estimate.
-      entry: assign({ steps: ({ context }) => context.steps + 1 }),
-      invoke: {
-        id: 'callModel',
-        src: 'callModel',
-        input: ({ context }) => ({
-          ...runOf(context),
-          step: context.steps,
-        }),
-        onDone: [
-          {
-            guard: 'modelCalledTools',
-            target: 'toolResult',
-            actions: ['inferenceSucceeded', 'emitInferenceFinished'],
-          },
-          {
-            guard: { type: 'hasMutatorAt', params: { point: 'AfterTurnEnded' } },
-            target: 'mutating',
-            actions: [
-              'inferenceSucceeded',
-              'emitInferenceFinished',
-              { type: 'enterMutationPhase', params: { point: 'AfterTurnEnded' } },
+        },
+        emergencyPruning: {
+          entry: ['countCompaction', 'emitEmergencyMutationStarted'],
+          exit: 'emitEmergencyMutationFinished',
+          invoke: {
+            id: 'emergencyPrune',
+            src: 'emergencyPrune',
+            input: ({ context }) => ({
+              ...runOf(context),
+              reason: context.compactionReason ?? 'threshold',
+              attempt: context.consecutiveCompactions,
+              point: context.point ?? 'BeforeInference',
+            }),
+            onDone: [
+              {
+                guard: 'pruneInvalid',
+                target: '#agentLoop.finishing',
+                actions: 'failInvalidMutation',
+              },
+              { guard: 'pruneFits', target: 'continuing', actions: 'emitEmergencyPruneApplied' },
+              {
+                target: '#agentLoop.finishing',
+                actions: ['emitEmergencyPruneApplied', 'failTooLarge'],
+              },
             ],
+            onError: { target: '#agentLoop.finishing', actions: 'failWithError' },
           },
-          {
-            target: 'checkingBudget',
-            actions: [
-              'inferenceSucceeded',
-              'emitInferenceFinished',
-              { type: 'setPoint', params: { point: 'AfterTurnEnded' } },
-            ],
-          },
-        ],
-        onError: [
-          {
-            guard: 'providerAskedToCompact',
-            target: 'reacting',
-            actions: [
-              'emitInferenceFailed',
-              assign({ compactionReason: ({ event }) => reactiveReason(event.error) }),
-            ],
-          },
-          { target: 'failing', actions: ['emitInferenceFailed', 'failWithError'] },
-        ],
+        },
       },
-      on: { abort: 'aborting' },
     },
-    /** A provider overflow or 413: compact and retry, under the same cap as proactive compaction. */
-    reacting: {
-      always: [
-        { guard: 'canCompact', target: 'compacting' },
-        { guard: 'canEmergencyPrune', target: 'emergencyPruning' },
-        { target: 'failing', actions: 'failOverCap' },
-      ],
-    },
-    toolResult: {
-      invoke: {
-        id: 'runTools',
-        src: 'runTools',
-        input: ({ context }) => ({ sessionId: context.sessionId, runId: context.runId ?? '' }),
-        onDone: [
-          {
-            guard: { type: 'hasMutatorAt', params: { point: 'AfterToolResult' } },
-            target: 'mutating',
-            actions: { type: 'enterMutationPhase', params: { point: 'AfterToolResult' } },
-          },
-          {
-            target: 'checkingBudget',
-            actions: { type: 'setPoint', params: { point: 'AfterToolResult' } },
-          },
-        ],
-        onError: { target: 'failing', actions: 'failWithError' },
-      },
-      on: { abort: 'aborting' },
-    },
-    mutating: {
-      entry: 'emitMutationStarted',
-      exit: 'emitMutationFinished',
-      invoke: {
-        id: 'runMutator',
-        src: 'runMutator',
-        input: ({ context }) => ({
-          ...runOf(context),
-          mutator: context.mutators[context.mutatorIndex]?.name ?? '',
-          point: context.point ?? 'AfterToolResult',
-        }),
-        onDone: [
-          {
-            guard: 'mutationInvalid',
-            target: 'failing',
-            actions: 'failInvalidMutation',
-          },
-          { guard: 'hasNextMutator', target: 'mutating', reenter: true, actions: 'advanceMutator' },
-          { target: 'checkingBudget' },
-        ],
-        onError: { target: 'failing', actions: 'failWithError' },
-      },
-      on: { abort: 'aborting' },
-    },
-    checkingBudget: {
-      invoke: {
-        id: 'checkBudget',
-        src: 'checkBudget',
-        input: ({ context }) => ({
-          ...runOf(context),
-          point: context.point ?? 'BeforeInference',
-        }),
-        onDone: [
-          { guard: 'withinBudget', target: 'continuing' },
-          {
-            guard: 'canCompact',
-            target: 'compacting',
-            actions: assign({ compactionReason: 'threshold' }),
-          },
-          {
-            guard: 'canEmergencyPrune',
-            target: 'emergencyPruning',
-            actions: assign({ compactionReason: 'threshold' }),
-          },
-          { target: 'failing', actions: 'failOverCap' },
-        ],
-        onError: { target: 'failing', actions: 'failWithError' },
-      },
-      on: { abort: 'aborting' },
-    },
-    /** The transcript is within budget: end the turn, or go on to the next inference. */
-    continuing: {
-      always: [
-        { guard: 'turnEnded', target: 'finishing', actions: 'finishCompleted' },
-        { guard: 'stepLimitReached', target: 'finishing', actions: 'finishStepLimit' },
-        { target: 'inferring' },
-      ],
-    },
-    compacting: {
-      entry: [
-        'countCompaction',
-        emit(({ context }) => compactionStartedEvent(context)),
-        'emitCompactorMutationStarted',
-      ],
-      exit: 'emitCompactorMutationFinished',
-      invoke: {
-        id: 'compact',
-        src: 'compact',
-        input: ({ context }) => ({
-          ...runOf(context),
-          reason: context.compactionReason ?? 'threshold',
-          attempt: context.consecutiveCompactions,
-          point: context.point ?? 'BeforeInference',
-        }),
-        onDone: [
-          {
-            guard: 'resultInvalid',
-            target: 'failing',
-            actions: ['emitCompactionFinished', 'failInvalidMutation'],
-          },
-          {
-            guard: 'compactionEffective',
-            target: 'continuing',
-            actions: 'emitCompactionFinished',
-          },
-          // Still over the trigger: an ineffective compaction goes straight to the emergency prune.
-          {
-            guard: 'canEmergencyPrune',
-            target: 'emergencyPruning',
-            actions: 'emitCompactionFinished',
-          },
-          { target: 'failing', actions: ['emitCompactionFinished', 'failOverCap'] },
-        ],
-        onError: [
-          {
-            guard: 'canEmergencyPrune',
-            target: 'emergencyPruning',
-            actions: 'emitCompactionFailed',
-          },
-          { target: 'failing', actions: ['emitCompactionFailed', 'failOverCap'] },
-        ],
-      },
-      on: { abort: 'aborting' },
-    },
-    emergencyPruning: {
-      entry: ['countCompaction', 'emitEmergencyMutationStarted'],
-      exit: 'emitEmergencyMutationFinished',
-      invoke: {
-        id: 'emergencyPrune',
-        src: 'emergencyPrune',
-        input: ({ context }) => ({
-          ...runOf(context),
-          reason: context.compactionReason ?? 'threshold',
-          attempt: context.consecutiveCompactions,
-          point: context.point ?? 'BeforeInference',
-        }),
-        onDone: [
-          {
-            guard: 'resultInvalid',
-            target: 'failing',
-            actions: 'failInvalidMutation',
-          },
-          {
-            guard: 'emergencyPruneFits',
-            target: 'continuing',
-            actions: 'emitEmergencyPruneApplied',
-          },
-          { target: 'failing', actions: ['emitEmergencyPruneApplied', 'failTooLarge'] },
-        ],
-        onError: { target: 'failing', actions: 'failWithError' },
-      },
-      on: { abort: 'aborting' },
-    },
+    /** Closes the run in the log (completed, step limit or failed), then back to idle. */
     finishing: {
       invoke: {
         id: 'finishRun',
@@ -495,28 +458,8 @@ export const agentLoopMachine = setup({
       },
       exit: 'emitRunFinished',
     },
-    failing: {
-      invoke: {
-        id: 'finishRun',
-        src: 'finishRun',
-        input: finishInput,
-        onDone: { target: 'idle', actions: 'recordOutcome' },
-        onError: { target: 'idle', actions: 'recordOutcome' },
-      },
-      exit: 'emitRunFinished',
-    },
+    /** Answers open tool calls with synthetic results, closes the run, then back to idle. */
     aborting: {
-      entry: assign({
-        finishing: {
-          outcome: 'aborted' as const,
-          error: {
-            name: 'AbortedError',
-            code: 'aborted',
-            message: 'The run was aborted by the host',
-          },
-        },
-        message: null,
-      }),
       invoke: {
         id: 'abortRun',
         src: 'abortRun',
@@ -529,3 +472,8 @@ export const agentLoopMachine = setup({
     closed: { type: 'final' },
   },
 });
+
+/** What an actor's failure event carries, for the guards that read it. */
+function failureSource(event: { readonly type: string }): unknown {
+  return 'error' in event ? (event as { readonly error: unknown }).error : undefined;
+}

@@ -3,7 +3,6 @@
  * caused the transition. Pure functions: the machine wires them to `emit`.
  */
 
-import { serializeError } from '../src/runtime/serialize-error.js';
 import type {
   CompactionFailed,
   CompactionFinished,
@@ -15,15 +14,12 @@ import type {
   MutationStarted,
   RunFinished,
   RunStarted,
-} from '../src/runtime/telemetry-events.js';
-import { base, errorOf, finishedWithoutOutput, outputOf } from './agent-loop.helpers.js';
-import type {
-  AgentLoopContext,
-  CallModelOutput,
-  CompactOutput,
-  EmergencyPruneOutput,
-  RunMutatorOutput,
-} from './agent-loop.types.js';
+} from '../src/events/telemetry-events.js';
+import { base, failureOf, finishedWithoutOutput, outputFrom } from './agent-loop.helpers.js';
+import type { AgentLoopContext } from './agent-loop.types.js';
+
+/** The event that caused a transition, as the machine hands it to an action. */
+type LoopEvent = { readonly type: string };
 
 export function runStartedEvent(context: AgentLoopContext): RunStarted {
   return {
@@ -43,9 +39,9 @@ export function mutationStartedEvent(context: AgentLoopContext): MutationStarted
 
 export function inferenceFinishedEvent(
   context: AgentLoopContext,
-  event: unknown,
+  event: LoopEvent,
 ): InferenceFinished {
-  const output = outputOf<CallModelOutput>(event);
+  const output = outputFrom(event, 'callModel');
   return {
     type: 'InferenceFinished' as const,
     ...base(context),
@@ -58,17 +54,20 @@ export function inferenceFinishedEvent(
   };
 }
 
-export function inferenceFailedEvent(context: AgentLoopContext, event: unknown): InferenceFailed {
+export function inferenceFailedEvent(context: AgentLoopContext, event: LoopEvent): InferenceFailed {
   return {
     type: 'InferenceFailed' as const,
     ...base(context),
     step: context.steps,
-    error: serializeError(errorOf(event)),
+    error: failureOf(event),
   };
 }
 
-export function mutationFinishedEvent(context: AgentLoopContext, event: unknown): MutationFinished {
-  const output = outputOf<RunMutatorOutput>(event);
+export function mutationFinishedEvent(
+  context: AgentLoopContext,
+  event: LoopEvent,
+): MutationFinished {
+  const output = outputFrom(event, 'runMutator');
   return {
     type: 'MutationFinished' as const,
     ...base(context),
@@ -90,9 +89,9 @@ export function compactorMutationStartedEvent(context: AgentLoopContext): Mutati
 
 export function compactorMutationFinishedEvent(
   context: AgentLoopContext,
-  event: unknown,
+  event: LoopEvent,
 ): MutationFinished {
-  const output = outputOf<CompactOutput>(event);
+  const output = outputFrom(event, 'compact');
   return {
     type: 'MutationFinished' as const,
     ...base(context),
@@ -114,9 +113,9 @@ export function emergencyMutationStartedEvent(context: AgentLoopContext): Mutati
 
 export function emergencyMutationFinishedEvent(
   context: AgentLoopContext,
-  event: unknown,
+  event: LoopEvent,
 ): MutationFinished {
-  const output = outputOf<EmergencyPruneOutput>(event);
+  const output = outputFrom(event, 'emergencyPrune');
   return {
     type: 'MutationFinished' as const,
     ...base(context),
@@ -129,9 +128,9 @@ export function emergencyMutationFinishedEvent(
 
 export function compactionFinishedEvent(
   context: AgentLoopContext,
-  event: unknown,
+  event: LoopEvent,
 ): CompactionFinished {
-  const output = outputOf<CompactOutput>(event);
+  const output = outputFrom(event, 'compact');
   return {
     type: 'CompactionFinished' as const,
     ...base(context),
@@ -145,20 +144,23 @@ export function compactionFinishedEvent(
   };
 }
 
-export function compactionFailedEvent(context: AgentLoopContext, event: unknown): CompactionFailed {
+export function compactionFailedEvent(
+  context: AgentLoopContext,
+  event: LoopEvent,
+): CompactionFailed {
   return {
     type: 'CompactionFailed' as const,
     ...base(context),
     reason: context.compactionReason ?? 'threshold',
-    error: serializeError(errorOf(event)),
+    error: failureOf(event),
   };
 }
 
 export function emergencyPruneAppliedEvent(
   context: AgentLoopContext,
-  event: unknown,
+  event: LoopEvent,
 ): EmergencyPruneApplied {
-  const output = outputOf<EmergencyPruneOutput>(event);
+  const output = outputFrom(event, 'emergencyPrune');
   return {
     type: 'EmergencyPruneApplied' as const,
     ...base(context),

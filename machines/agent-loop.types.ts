@@ -1,7 +1,8 @@
+import type { PromiseActorLogic } from 'xstate';
 import type { CompactionReason, CompactionTier, MutationPoint } from '../src/compaction/types.js';
+import type { SerializedError, TelemetryEvent } from '../src/events/telemetry-events.js';
 import type { RunOutcome } from '../src/log/events.js';
 import type { ModelUsage } from '../src/model/types.js';
-import type { SerializedError, TelemetryEvent } from '../src/runtime/telemetry-events.js';
 import type { UserItem } from '../src/transcript/types.js';
 
 /** What a host mutator declares to the machine: small and serializable. */
@@ -12,6 +13,13 @@ export interface MutatorDescriptor {
 
 export interface AgentLoopInput {
   readonly sessionId: string;
+  /**
+   * Tells this loop instance's run ids apart from another process's on the same session, for
+   * runs whose sender chose no id: they are `<sessionId>:run-<instance>-<n>`. The runtime passes
+   * a random one; without it the ids are `<sessionId>:run-<n>`. Passed in, not read from a
+   * clock, so the machine stays deterministic for graph traversal.
+   */
+  readonly instance?: string;
   readonly maxConsecutiveCompactions?: number;
   readonly maxStepsPerRun?: number;
   readonly mutators?: readonly MutatorDescriptor[];
@@ -27,6 +35,8 @@ export type UserContent = UserItem['content'];
  */
 export interface AgentLoopContext {
   readonly sessionId: string;
+  /** See `AgentLoopInput.instance`; absent in snapshots persisted before it existed. */
+  readonly instance?: string;
   readonly maxConsecutiveCompactions: number;
   readonly maxStepsPerRun: number;
   readonly mutators: readonly MutatorDescriptor[];
@@ -166,3 +176,37 @@ export interface FinishRunInput {
   readonly steps: number;
   readonly error: SerializedError | null;
 }
+
+/** What an actor that only does its work resolves with. */
+// biome-ignore lint/suspicious/noConfusingVoidType: the output of a promise actor that returns nothing
+type Nothing = void;
+
+/**
+ * Every actor the machine invokes, by name, with its input and output: the one table the
+ * machine's placeholders, the runtime's implementations (`createLoopActors`) and the test fakes
+ * are typed from.
+ */
+export interface AgentLoopActorTypes {
+  readonly beginRun: { readonly input: BeginRunInput; readonly output: Nothing };
+  readonly callModel: { readonly input: CallModelInput; readonly output: CallModelOutput };
+  readonly runTools: { readonly input: RunToolsInput; readonly output: RunToolsOutput };
+  readonly runMutator: { readonly input: RunMutatorInput; readonly output: RunMutatorOutput };
+  readonly checkBudget: { readonly input: CheckBudgetInput; readonly output: CheckBudgetOutput };
+  readonly compact: { readonly input: CompactInput; readonly output: CompactOutput };
+  readonly emergencyPrune: {
+    readonly input: CompactInput;
+    readonly output: EmergencyPruneOutput;
+  };
+  readonly finishRun: { readonly input: FinishRunInput; readonly output: Nothing };
+  readonly abortRun: { readonly input: FinishRunInput; readonly output: Nothing };
+}
+
+export type AgentLoopActorName = keyof AgentLoopActorTypes;
+
+/** An implementation of every actor the machine invokes, as `.provide({actors})` takes them. */
+export type AgentLoopActorImplementations = {
+  readonly [Name in AgentLoopActorName]: PromiseActorLogic<
+    AgentLoopActorTypes[Name]['output'],
+    AgentLoopActorTypes[Name]['input']
+  >;
+};

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AnyActorRef } from 'xstate';
-import type { TelemetryEvent } from './telemetry-events.js';
+import type { TelemetryEvent } from '../events/telemetry-events.js';
 
 /**
  * Where a compaction is running: the loop's invoked actor doing it, and the run it serves. A

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type Actor, createActor, type InspectionEvent, type Observer } from 'xstate';
 import { agentLoopMachine } from '../../machines/agent-loop.machine.js';
 import type { AgentLoopInput } from '../../machines/agent-loop.types.js';
@@ -98,6 +99,8 @@ export function createAgentLoopLogic({
     logic: agentLoopMachine.provide({ actors }),
     input: {
       sessionId,
+      // Run ids of runs whose sender chose none stay unique across processes and restarts.
+      instance: randomUUID().slice(0, 8),
       maxConsecutiveCompactions,
       maxStepsPerRun,
       mutators: mutators.map((mutator) => ({ name: mutator.name, points: mutator.points })),

@@ -1,3 +1,5 @@
+export type * from '../events/telemetry-events.js';
+export { TELEMETRY_EVENT_TYPES } from '../events/telemetry-events.js';
 export {
   type AgentLoopActor,
   type AgentLoopLogic,
@@ -10,8 +12,6 @@ export { LoopSession, type LoopSessionOptions } from './loop-session.js';
 export { machineToMermaid } from './machine-diagram.js';
 export { runTurn, type TurnResult } from './run-turn.js';
 export { serializeError } from './serialize-error.js';
-export type * from './telemetry-events.js';
-export { TELEMETRY_EVENT_TYPES } from './telemetry-events.js';
 export {
   createTelemetryHub,
   type ListenerErrorInfo,

@@ -1,3 +1,4 @@
+import type { AgentLoopActorImplementations } from '../../machines/agent-loop.types.js';
 import { toolSpecs } from '../tools/tool-registry.js';
 import { beginRunActor } from './actors/begin-run.js';
 import { callModelActor } from './actors/call-model.js';
@@ -16,7 +17,7 @@ export type LoopActorsOptions = Omit<LoopActorContext, 'specs' | 'overhead'>;
  * The implementations of the machine's named actors for one session, each in its own module
  * under ./actors. They share the session (log, projection, token total) and never the machine.
  */
-export function createLoopActors(options: LoopActorsOptions) {
+export function createLoopActors(options: LoopActorsOptions): AgentLoopActorImplementations {
   const specs = toolSpecs(options.tools);
   const context: LoopActorContext = {
     ...options,

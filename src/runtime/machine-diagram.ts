@@ -29,30 +29,43 @@ function eventLabel(event: string, node: StateNodeLike): string {
   return event;
 }
 
+function renderNode(key: string, node: StateNodeLike, indent: string, lines: string[]): void {
+  const children = Object.entries(node.states);
+  if (children.length > 0) {
+    lines.push(`${indent}state ${key} {`);
+    const initial = (node as { initial?: { target?: readonly { key: string }[] } }).initial
+      ?.target?.[0]?.key;
+    if (initial !== undefined) lines.push(`${indent}  [*] --> ${initial}`);
+    for (const [childKey, child] of children) renderNode(childKey, child, `${indent}  `, lines);
+    lines.push(`${indent}}`);
+  }
+  const invoked = node.invoke.map((invoke) => String(invoke.src));
+  if (invoked.length > 0) lines.push(`${indent}${key}: ${key} (invokes ${invoked.join(', ')})`);
+  const edges: [string, TransitionLike][] = [];
+  for (const [event, transitions] of node.transitions) {
+    // A compound state's own edges are drawn once, on it; its children inherit them.
+    for (const transition of transitions) edges.push([eventLabel(event, node), transition]);
+  }
+  for (const transition of node.always ?? []) edges.push(['always', transition]);
+  for (const [label, transition] of edges) {
+    for (const target of transition.target ?? []) {
+      const guard = guardName(transition.guard);
+      lines.push(
+        `${indent}${key} --> ${target.key}: ${label}${guard === undefined ? '' : ` [${guard}]`}`,
+      );
+    }
+  }
+  if (node.type === 'final') lines.push(`${indent}${key} --> [*]`);
+}
+
 /**
- * A Mermaid state diagram of a machine, read from its definition (states, events, guards and
- * invoked actors), so documentation can be regenerated instead of drawn by hand.
+ * A Mermaid state diagram of a machine, read from its definition (states, compound states,
+ * events, guards and invoked actors), so documentation can be regenerated instead of drawn by
+ * hand.
  */
 export function machineToMermaid(machine: AnyStateMachine): string {
   const root = machine.root as unknown as StateNodeLike;
   const lines = ['stateDiagram-v2', `  [*] --> ${String(machine.config.initial)}`];
-  for (const [key, node] of Object.entries(root.states)) {
-    const invoked = node.invoke.map((invoke) => String(invoke.src));
-    if (invoked.length > 0) lines.push(`  ${key}: ${key} (invokes ${invoked.join(', ')})`);
-    const edges: [string, TransitionLike][] = [];
-    for (const [event, transitions] of node.transitions) {
-      for (const transition of transitions) edges.push([eventLabel(event, node), transition]);
-    }
-    for (const transition of node.always ?? []) edges.push(['always', transition]);
-    for (const [label, transition] of edges) {
-      for (const target of transition.target ?? []) {
-        const guard = guardName(transition.guard);
-        lines.push(
-          `  ${key} --> ${target.key}: ${label}${guard === undefined ? '' : ` [${guard}]`}`,
-        );
-      }
-    }
-    if (node.type === 'final') lines.push(`  ${key} --> [*]`);
-  }
+  for (const [key, node] of Object.entries(root.states)) renderNode(key, node, '  ', lines);
   return lines.join('\n');
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { UserContent } from '../../machines/agent-loop.types.js';
 import { LoopNotRunningError } from '../errors/loop-not-running-error.js';
+import type { RunFinished } from '../events/telemetry-events.js';
 import type { AgentLoopActor } from './create-agent-loop.js';
 import { isLoopRunning } from './is-loop-running.js';
-import type { RunFinished } from './telemetry-events.js';
 import { type TurnRecord, turnRecord } from './turn-record.js';
 
 /**

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'eventemitter3';
 import { ConfigError } from '../errors/config-error.js';
-import type { TelemetryEvent, TelemetryEventType } from './telemetry-events.js';
+import type { TelemetryEvent, TelemetryEventType } from '../events/telemetry-events.js';
 
 /** The event a listener for `Type` receives; `'*'` receives every event. */
 export type TelemetryEventOf<Type extends TelemetryEventType | '*'> = Type extends '*'

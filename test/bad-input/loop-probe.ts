@@ -1,6 +1,7 @@
 import type { UserContent } from '../../machines/agent-loop.types.js';
 import type { Compactor } from '../../src/compaction/compactor.js';
 import type { LoopMutator } from '../../src/compaction/types.js';
+import type { RunFinished } from '../../src/events/telemetry-events.js';
 import { effectiveHistory } from '../../src/log/effective-history.js';
 import type { SessionEvent } from '../../src/log/events.js';
 import { MemorySessionStore } from '../../src/log/memory-store.js';
@@ -8,7 +9,6 @@ import type { SessionStore } from '../../src/log/store.js';
 import type { ModelAdapter } from '../../src/model/types.js';
 import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
 import { runTurn } from '../../src/runtime/run-turn.js';
-import type { RunFinished } from '../../src/runtime/telemetry-events.js';
 import type { TokenCounter } from '../../src/tokens/types.js';
 import type { AnyToolDefinition } from '../../src/tools/types.js';
 import type { Item } from '../../src/transcript/types.js';

@@ -7,10 +7,10 @@ import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-t
 import { AbortedError } from '../../src/errors/aborted-error.js';
 import { CompactionError } from '../../src/errors/compaction-error.js';
 import { ConfigError } from '../../src/errors/config-error.js';
+import type { TelemetryEvent } from '../../src/events/telemetry-events.js';
 import { openAIChatModel } from '../../src/model/openai-chat-model.js';
 import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
 import { runTurn } from '../../src/runtime/run-turn.js';
-import type { TelemetryEvent } from '../../src/runtime/telemetry-events.js';
 import { type FakeOpenAIServer, startFakeOpenAIServer } from '../../src/testing/index.js';
 import { ScriptedModel } from '../../src/testing/scripted-model.js';
 import type { TokenCounter } from '../../src/tokens/types.js';

@@ -5,6 +5,7 @@ import type { Compactor } from '../../src/compaction/compactor.js';
 import { createCompactor } from '../../src/compaction/compactor.js';
 import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
 import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
+import type { RunFinished, TelemetryEvent } from '../../src/events/telemetry-events.js';
 import { effectiveHistory } from '../../src/log/effective-history.js';
 import type { SessionEvent } from '../../src/log/events.js';
 import { FileSessionStore } from '../../src/log/file-store.js';
@@ -13,7 +14,6 @@ import { openAIChatModel } from '../../src/model/openai-chat-model.js';
 import type { ModelAdapter } from '../../src/model/types.js';
 import { type AgentLoopActor, openAgentLoop } from '../../src/runtime/create-agent-loop.js';
 import { runTurn } from '../../src/runtime/run-turn.js';
-import type { RunFinished, TelemetryEvent } from '../../src/runtime/telemetry-events.js';
 import {
   type FakeOpenAIServer,
   startFakeOpenAIServer,

@@ -17,10 +17,11 @@ import {
 } from './support/loop-invariants.js';
 import { checkProgress, statesThatCannotReachIdle } from './support/loop-liveness.js';
 import { actorOutcomes } from './support/loop-outcomes.js';
+import { leafState } from './support/observe-step.js';
 import { checkPath } from './support/path-check.js';
 
 const busyStates = [
-  'starting',
+  'beginning',
   'inferring',
   'toolResult',
   'mutating',
@@ -28,7 +29,6 @@ const busyStates = [
   'compacting',
   'emergencyPruning',
   'finishing',
-  'failing',
   'aborting',
 ];
 
@@ -70,7 +70,7 @@ describe('agentLoopMachine traversed with xstate/graph', () => {
 
     it('reaches every busy state and the compaction cap, so the proofs below are not vacuous', () => {
       const { graph, exploration } = analysis();
-      const reached = new Set([...graph.snapshots.values()].map((snapshot) => snapshot.value));
+      const reached = new Set([...graph.snapshots.values()].map(leafState));
       const unreachable = new Set([
         ...(hasCompactor ? [] : ['compacting', 'emergencyPruning']),
         // With a cap of 0 no compaction is allowed; only the emergency prune is left.
@@ -166,7 +166,7 @@ describe('the graph proofs catch a broken loop', () => {
   });
 
   it('reports a mutator loop that never returns to idle', () => {
-    const endless = agentLoopMachine.provide({ guards: { hasNextMutator: () => true } });
+    const endless = agentLoopMachine.provide({ guards: { hasPendingMutator: () => true } });
     const { cycle } = checkProgress({ graph: buildLoopGraph({ configuration, machine: endless }) });
     expect(cycle).toContain('mutating: mutator clean');
   });
@@ -174,7 +174,7 @@ describe('the graph proofs catch a broken loop', () => {
   it('reports an inference right after a mutation that failed validation', () => {
     const graph = buildLoopGraph({ configuration });
     const inferring = [...graph.snapshots.values()].find(
-      (snapshot) => snapshot.value === 'inferring',
+      (snapshot) => leafState(snapshot) === 'inferring',
     );
     const invalid = actorOutcomes.mutating.find((outcome) => outcome.invalidMutation);
     if (inferring === undefined || invalid === undefined) throw new Error('fixture missing');
@@ -185,7 +185,7 @@ describe('the graph proofs catch a broken loop', () => {
       cap: 1,
     });
     expect(violations).toEqual([
-      'an invalid mutation led to inferring, not failing',
+      'an invalid mutation led to inferring, not a failed finish',
       'inferring was entered after a mutation failed validation',
     ]);
   });

@@ -4,10 +4,10 @@ import type { CompactorOptions } from '../../src/compaction/compactor-types.js';
 import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
 import type { CompactionStrategy, CompactionTrigger } from '../../src/compaction/types.js';
 import { CompactionError } from '../../src/errors/compaction-error.js';
+import type { MutationFinished } from '../../src/events/telemetry-events.js';
 import { openAIChatModel } from '../../src/model/openai-chat-model.js';
 import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
 import { runTurn } from '../../src/runtime/run-turn.js';
-import type { MutationFinished } from '../../src/runtime/telemetry-events.js';
 import {
   type FakeOpenAIServer,
   startFakeOpenAIServer,

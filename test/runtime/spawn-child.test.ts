@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createActor, sendTo, setup, spawnChild } from 'xstate';
+import type { TelemetryEvent } from '../../src/events/telemetry-events.js';
 import { createAgentLoopLogic } from '../../src/runtime/create-agent-loop.js';
-import type { TelemetryEvent } from '../../src/runtime/telemetry-events.js';
 import { ScriptedModel } from '../../src/testing/scripted-model.js';
 import type { TokenCounter } from '../../src/tokens/types.js';
 import { defineTool } from '../../src/tools/define-tool.js';

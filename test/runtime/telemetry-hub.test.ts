@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { assign, createActor, emit, setup } from 'xstate';
 import { ConfigError } from '../../src/errors/index.js';
-import type { TelemetryEvent } from '../../src/runtime/telemetry-events.js';
+import type { TelemetryEvent } from '../../src/events/telemetry-events.js';
 import {
   createTelemetryHub,
   type ListenerErrorInfo,

@@ -6,9 +6,9 @@
  * Usage: node --import tsx child-hostile-throws.ts
  */
 import type { LoopMutator } from '../../src/compaction/types.js';
+import type { RunFinished } from '../../src/events/telemetry-events.js';
 import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
 import { runTurn } from '../../src/runtime/run-turn.js';
-import type { RunFinished } from '../../src/runtime/telemetry-events.js';
 import { ScriptedModel } from '../../src/testing/scripted-model.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 

@@ -1,5 +1,5 @@
+import type { TelemetryEvent } from '../../src/events/telemetry-events.js';
 import type { AgentLoopActor } from '../../src/runtime/create-agent-loop.js';
-import type { TelemetryEvent } from '../../src/runtime/telemetry-events.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import type { TokenCounter } from '../../src/tokens/types.js';
 

@@ -1,11 +1,11 @@
 import { fromPromise } from 'xstate';
 import type { CallModelInput, CallModelOutput } from '../../../machines/agent-loop.types.js';
 import { ModelError } from '../../errors/model-error.js';
+import type { TelemetryEvent } from '../../events/telemetry-events.js';
 import type { NewSessionEvent } from '../../log/events.js';
 import { classifyModelError } from '../../model/classify-error.js';
 import type { ModelAdapter, ModelRequest, ModelResponse } from '../../model/types.js';
 import { describeValue, isRecord } from '../../transcript/describe-value.js';
-import type { TelemetryEvent } from '../telemetry-events.js';
 import { forward, type LoopActorContext } from './loop-actor-context.js';
 import { toAssistantItem } from './to-assistant-item.js';
 

@@ -2,9 +2,9 @@ import { fromPromise } from 'xstate';
 import type { CompactInput, CompactOutput } from '../../../machines/agent-loop.types.js';
 import { CompactionError } from '../../errors/compaction-error.js';
 import { MutatorError } from '../../errors/mutator-error.js';
+import type { TelemetryEvent } from '../../events/telemetry-events.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
 import { runInCompactionScope } from '../compaction-scope.js';
-import type { TelemetryEvent } from '../telemetry-events.js';
 import { forward, type LoopActorContext, recordReplacement } from './loop-actor-context.js';
 import { withTypedFailures } from './typed-failure.js';
 

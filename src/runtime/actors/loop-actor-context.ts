@@ -2,13 +2,13 @@ import type { AnyActorRef } from 'xstate';
 import type { Compactor } from '../../compaction/compactor.js';
 import { replacedItemId } from '../../compaction/helpers/derived-item.js';
 import type { LoopMutator, MutationMarker } from '../../compaction/types.js';
+import type { TelemetryEvent } from '../../events/telemetry-events.js';
 import { buildReplacementView } from '../../log/replacement-view.js';
 import type { ModelAdapter, ToolSpec } from '../../model/types.js';
 import type { AnyToolDefinition } from '../../tools/types.js';
 import type { Item } from '../../transcript/types.js';
 import type { LoopSession } from '../loop-session.js';
 import type { PromptOverhead } from '../prompt-overhead.js';
-import type { TelemetryEvent } from '../telemetry-events.js';
 
 /** What the actor implementations of one loop share. */
 export interface LoopActorContext {

@@ -1,10 +1,10 @@
 import { fromPromise } from 'xstate';
 import type { RunMutatorInput, RunMutatorOutput } from '../../../machines/agent-loop.types.js';
 import { MutatorError } from '../../errors/mutator-error.js';
+import type { TelemetryEvent } from '../../events/telemetry-events.js';
 import type { ProtocolProblem } from '../../transcript/types.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
 import { runInCompactionScope } from '../compaction-scope.js';
-import type { TelemetryEvent } from '../telemetry-events.js';
 import { forward, type LoopActorContext, recordReplacement } from './loop-actor-context.js';
 import { withTypedFailures } from './typed-failure.js';
 

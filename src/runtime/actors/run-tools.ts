@@ -1,7 +1,7 @@
 import { fromPromise } from 'xstate';
 import type { RunToolsInput, RunToolsOutput } from '../../../machines/agent-loop.types.js';
+import type { TelemetryEvent } from '../../events/telemetry-events.js';
 import { executeToolCalls } from '../../tools/execute-tool-calls.js';
-import type { TelemetryEvent } from '../telemetry-events.js';
 import { forward, type LoopActorContext } from './loop-actor-context.js';
 
 /** Runs the open tool calls concurrently and logs their results. */

@@ -1,18 +1,8 @@
 import { fromPromise } from 'xstate';
 import type {
-  BeginRunInput,
-  CallModelInput,
-  CallModelOutput,
-  CheckBudgetInput,
-  CheckBudgetOutput,
-  CompactInput,
-  CompactOutput,
-  EmergencyPruneOutput,
-  FinishRunInput,
-  RunMutatorInput,
-  RunMutatorOutput,
-  RunToolsInput,
-  RunToolsOutput,
+  AgentLoopActorImplementations,
+  AgentLoopActorName,
+  AgentLoopActorTypes,
 } from '../../../machines/agent-loop.machine.js';
 
 /** An invoked actor waiting for the test to say how it ends. */
@@ -31,14 +21,15 @@ export interface PendingCall {
 export function createControllableActors() {
   const pending = new Map<string, PendingCall>();
 
-  function controllable<TOutput, TInput>(source: string) {
-    return fromPromise<TOutput, TInput>(
+  function controllable<Name extends AgentLoopActorName>(source: Name) {
+    type Output = AgentLoopActorTypes[Name]['output'];
+    return fromPromise<Output, AgentLoopActorTypes[Name]['input']>(
       ({ input, signal }) =>
-        new Promise<TOutput>((resolve, reject) => {
+        new Promise<Output>((resolve, reject) => {
           const call: PendingCall = {
             source,
             input,
-            resolve: (output) => resolve(output as TOutput),
+            resolve: (output) => resolve(output as Output),
             reject,
           };
           pending.set(source, call);
@@ -49,16 +40,17 @@ export function createControllableActors() {
     );
   }
 
-  const actors = {
-    beginRun: controllable<void, BeginRunInput>('beginRun'),
-    callModel: controllable<CallModelOutput, CallModelInput>('callModel'),
-    runTools: controllable<RunToolsOutput, RunToolsInput>('runTools'),
-    runMutator: controllable<RunMutatorOutput, RunMutatorInput>('runMutator'),
-    checkBudget: controllable<CheckBudgetOutput, CheckBudgetInput>('checkBudget'),
-    compact: controllable<CompactOutput, CompactInput>('compact'),
-    emergencyPrune: controllable<EmergencyPruneOutput, CompactInput>('emergencyPrune'),
-    finishRun: controllable<void, FinishRunInput>('finishRun'),
-    abortRun: controllable<void, FinishRunInput>('abortRun'),
+  // Typed from the machine's actor table: a renamed or retyped actor fails to compile here.
+  const actors: AgentLoopActorImplementations = {
+    beginRun: controllable('beginRun'),
+    callModel: controllable('callModel'),
+    runTools: controllable('runTools'),
+    runMutator: controllable('runMutator'),
+    checkBudget: controllable('checkBudget'),
+    compact: controllable('compact'),
+    emergencyPrune: controllable('emergencyPrune'),
+    finishRun: controllable('finishRun'),
+    abortRun: controllable('abortRun'),
   };
 
   return {

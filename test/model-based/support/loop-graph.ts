@@ -14,7 +14,7 @@ import {
   userMessage,
 } from './loop-outcomes.js';
 import type { LoopMachine, LoopSnapshot, Observation } from './observe-step.js';
-import { initialSnapshot, observeStep } from './observe-step.js';
+import { initialSnapshot, leafState, observeStep } from './observe-step.js';
 
 /** A loop configuration the proofs run against. */
 export interface LoopConfiguration {
@@ -25,26 +25,28 @@ export interface LoopConfiguration {
 }
 
 /**
- * Only the state and the counters the guards read. Everything else in context (run ids with
- * timestamps, the run counter, usage, the last error) would make every state unique and the
- * traversal endless, and none of it steers a transition.
+ * Only the state, the counters the guards read and the outcome a run is closed with. Everything
+ * else in context (run ids, the run counter, usage, the last error) would make every state
+ * unique and the traversal endless, and none of it steers a transition.
  */
 export function serializeLoopState(snapshot: LoopSnapshot): string {
   const { context } = snapshot;
   return JSON.stringify({
-    state: snapshot.value,
+    state: leafState(snapshot),
     steps: context.steps,
     consecutiveCompactions: context.consecutiveCompactions,
     point: context.point,
     mutatorIndex: context.mutatorIndex,
     compactionReason: context.compactionReason,
     queue: context.queue.length,
+    // How the run is being closed: one `finishing` state records completed, step-limit and
+    // failed runs alike, so the outcome tells those states apart.
+    finishing: context.finishing?.outcome ?? null,
   });
 }
 
 export function stateKeyOf(snapshot: LoopSnapshot): string {
-  if (typeof snapshot.value !== 'string') throw new Error('the loop machine has no nested states');
-  return snapshot.value;
+  return leafState(snapshot);
 }
 
 /** The outcomes offered in a state: the user speaks in idle; busy states get every actor outcome. */
@@ -152,7 +154,7 @@ export function runStart({ configuration }: { configuration: LoopConfiguration }
  * traversal stops, so each path is one run the loop can take.
  */
 export function completeRunOptions(configuration: LoopConfiguration) {
-  const isIdle = (snapshot: LoopSnapshot) => snapshot.value === 'idle';
+  const isIdle = (snapshot: LoopSnapshot) => leafState(snapshot) === 'idle';
   return {
     ...traversalOptions(configuration),
     fromState: runStart({ configuration }),

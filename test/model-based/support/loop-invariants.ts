@@ -1,6 +1,6 @@
 import type { LoopEdge, LoopGraph } from './loop-graph.js';
 import { invokedActor } from './loop-outcomes.js';
-import type { LoopSnapshot, Observation } from './observe-step.js';
+import { type LoopSnapshot, leafState, type Observation } from './observe-step.js';
 
 /**
  * What the invariants remember along a path. Every field is bounded while the invariants hold,
@@ -55,7 +55,7 @@ export function emergencyPruneBound(cap: number, maxSteps = Number.POSITIVE_INFI
 }
 
 const sources = {
-  beginRun: invokedActor('starting').source,
+  beginRun: invokedActor('beginning').source,
   callModel: invokedActor('inferring').source,
   compact: invokedActor('compacting').source,
   emergencyPrune: invokedActor('emergencyPruning').source,
@@ -200,8 +200,8 @@ export function advanceMonitor({
   }
   if (edge.outcome.invalidMutation) {
     walk.monitor = { ...walk.monitor, invalidInRun: true };
-    if (next.value !== 'failing') {
-      walk.violations.push(`an invalid mutation led to ${String(next.value)}, not failing`);
+    if (leafState(next) !== 'finishing' || next.context.finishing?.outcome !== 'failed') {
+      walk.violations.push(`an invalid mutation led to ${leafState(next)}, not a failed finish`);
     }
   }
   for (const observation of edge.observations) observe(walk, observation, cap, maxSteps);
@@ -212,16 +212,13 @@ export function advanceMonitor({
       `context counts ${counted} consecutive compactions, ${walk.monitor.sinceSuccess} were entered`,
     );
   }
-  if ((next.value === 'idle') === walk.monitor.runOpen) {
-    walk.violations.push(
-      `in ${String(next.value)} a run is ${walk.monitor.runOpen ? '' : 'not '}open`,
-    );
+  const state = leafState(next);
+  if ((state === 'idle') === walk.monitor.runOpen) {
+    walk.violations.push(`in ${state} a run is ${walk.monitor.runOpen ? '' : 'not '}open`);
   }
-  const inMutationState = mutationStates.has(String(next.value));
+  const inMutationState = mutationStates.has(state);
   if (inMutationState !== (walk.monitor.openMutation !== null)) {
-    walk.violations.push(
-      `in ${String(next.value)} the open mutation is ${walk.monitor.openMutation ?? 'none'}`,
-    );
+    walk.violations.push(`in ${state} the open mutation is ${walk.monitor.openMutation ?? 'none'}`);
   }
   return walk;
 }

@@ -1,8 +1,10 @@
 import type { LoopGraph } from './loop-graph.js';
 import { userMessage } from './loop-outcomes.js';
+import { leafState } from './observe-step.js';
 
 function isIdle(graph: LoopGraph, state: string): boolean {
-  return graph.snapshots.get(state)?.value === 'idle';
+  const snapshot = graph.snapshots.get(state);
+  return snapshot !== undefined && leafState(snapshot) === 'idle';
 }
 
 /** States from which no sequence of events leads back to `idle`. */

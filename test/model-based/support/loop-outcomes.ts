@@ -31,7 +31,10 @@ interface InvokedActor {
 
 /** Reads the invoke definitions off the real machine, so renaming an actor cannot desync the tests. */
 function invokedActorOf(stateKey: string): InvokedActor {
-  const definition = agentLoopMachine.root.states[stateKey]?.invoke[0];
+  const node =
+    agentLoopMachine.root.states[stateKey] ??
+    agentLoopMachine.root.states['running']?.states[stateKey];
+  const definition = node?.invoke[0];
   if (definition === undefined) throw new Error(`state "${stateKey}" invokes no actor`);
   if (typeof definition.src !== 'string') {
     throw new Error(`state "${stateKey}" invokes an inline actor; the tests need a named one`);
@@ -40,7 +43,7 @@ function invokedActorOf(stateKey: string): InvokedActor {
 }
 
 const invokingStates = [
-  'starting',
+  'beginning',
   'inferring',
   'toolResult',
   'mutating',
@@ -48,7 +51,6 @@ const invokingStates = [
   'compacting',
   'emergencyPruning',
   'finishing',
-  'failing',
   'aborting',
 ] as const;
 type InvokingState = (typeof invokingStates)[number];
@@ -94,9 +96,9 @@ const compactResult = { tier: 'summary', strategies: ['keepRecent'], durationMs:
 
 /** Every outcome each invoked actor can have, as listed in issue 5. */
 export const actorOutcomes: Readonly<Record<InvokingState, readonly Outcome[]>> = {
-  starting: [
-    done('starting', 'run begun', undefined),
-    failed('starting', 'store failed', new Error('store unavailable')),
+  beginning: [
+    done('beginning', 'run begun', undefined),
+    failed('beginning', 'store failed', new Error('store unavailable')),
   ],
   inferring: [
     done('inferring', 'model answered with text', {
@@ -202,10 +204,6 @@ export const actorOutcomes: Readonly<Record<InvokingState, readonly Outcome[]>> 
   finishing: [
     done('finishing', 'run recorded', undefined),
     failed('finishing', 'recording failed', new Error('store unavailable')),
-  ],
-  failing: [
-    done('failing', 'failure recorded', undefined),
-    failed('failing', 'recording failed', new Error('store unavailable')),
   ],
   aborting: [
     done('aborting', 'abort recorded', undefined),

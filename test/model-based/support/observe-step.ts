@@ -2,11 +2,20 @@ import type { AnyActorScope, ExecutableActionObject, SnapshotFrom } from 'xstate
 import { createActor } from 'xstate';
 import type { AgentLoopInput } from '../../../machines/agent-loop.machine.js';
 import { agentLoopMachine } from '../../../machines/agent-loop.machine.js';
-import type { TelemetryEvent } from '../../../src/runtime/telemetry-events.js';
+import type { TelemetryEvent } from '../../../src/events/telemetry-events.js';
 import type { LoopEvent } from './loop-outcomes.js';
 import { asMachineEvent } from './loop-outcomes.js';
 
 export type LoopSnapshot = SnapshotFrom<typeof agentLoopMachine>;
+
+/** The innermost state's name: `inferring` for `{running: 'inferring'}`, `idle` for `idle`. */
+export function leafState(snapshot: LoopSnapshot): string {
+  let value: unknown = snapshot.value;
+  while (typeof value === 'object' && value !== null) {
+    value = Object.values(value as Record<string, unknown>)[0];
+  }
+  return String(value);
+}
 /** The real machine, or the real machine with an implementation swapped by `.provide()`. */
 export type LoopMachine = typeof agentLoopMachine;
 

@@ -6,7 +6,7 @@ import type { MonitorState } from './loop-invariants.js';
 import { advanceMonitor, initialMonitor } from './loop-invariants.js';
 import type { LoopEvent, Outcome } from './loop-outcomes.js';
 import { outcomeOfEvent } from './loop-outcomes.js';
-import type { LoopSnapshot } from './observe-step.js';
+import { type LoopSnapshot, leafState } from './observe-step.js';
 
 export type LoopPath = StatePath<LoopSnapshot, EventObject>;
 
@@ -42,7 +42,7 @@ export function checkPath({ graph, path }: { graph: LoopGraph; path: LoopPath })
   const { initial, steps } = stepsOf(path);
   const labels: string[] = [];
   // Complete runs begin just after RunStarted; shortest paths begin in idle.
-  let current: MonitorState = { ...initialMonitor, runOpen: initial.value !== 'idle' };
+  let current: MonitorState = { ...initialMonitor, runOpen: leafState(initial) !== 'idle' };
   let state = serializeLoopState(initial);
   for (const step of steps) {
     labels.push(step.outcome.label);

@@ -1,0 +1,66 @@
+/**
+ * How the loop machine records a failure: a plain, JSON-safe `SerializedError`. Pure and
+ * self-contained, so the machine imports no values from the runtime; the runtime's
+ * `serializeError` is this same function.
+ */
+import type { SerializedError } from '../src/events/telemetry-events.js';
+
+/** The marker every loopkeeper error carries (`LoopkeeperError`), a global symbol. */
+const loopkeeperMarker = Symbol.for('loopkeeper.error');
+
+function safely<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}
+
+function isLoopkeeperError(value: unknown): value is { readonly code: unknown } {
+  return (
+    safely(() => typeof value === 'object' && value !== null && loopkeeperMarker in value) === true
+  );
+}
+
+function messageOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value !== 'object' || value === null) return String(safely(() => String(value)));
+  const message = safely(() => (value as { message?: unknown }).message);
+  if (typeof message === 'string') return message;
+  const json = safely(() => JSON.stringify(value));
+  if (typeof json === 'string' && json !== '{}') return json;
+  return safely(() => String(value)) ?? '(a thrown value that cannot be described)';
+}
+
+/**
+ * A description of any thrown value. Total: a hostile value (a throwing getter, a Proxy) is
+ * described, never rethrown. A loopkeeper error keeps its code; anything else is `unexpected`,
+ * which the runtime's actors avoid by wrapping what they throw in typed errors.
+ */
+export function serializeFailure(error: unknown): SerializedError {
+  const object = typeof error === 'object' && error !== null;
+  // A name counts only beside a real message, as in the runtime's `describeThrown`.
+  const named =
+    object && typeof safely(() => (error as { message?: unknown }).message) === 'string';
+  const name = named ? safely(() => (error as { name?: unknown }).name) : undefined;
+  const code = isLoopkeeperError(error) ? safely(() => error.code) : undefined;
+  return {
+    name: typeof name === 'string' && name !== '' ? name : 'Error',
+    code: typeof code === 'string' ? code : 'unexpected',
+    message: messageOf(error),
+  };
+}
+
+/** A failure the machine itself decides on (an overflow, a discarded mutation). */
+export function loopFailure(name: string, code: string, message: string): SerializedError {
+  return { name, code, message };
+}
+
+/** The provider refusals the loop answers by compacting and retrying instead of failing. */
+export function providerRefusal(error: unknown): 'overflow' | 'payload-too-large' | null {
+  if (!isLoopkeeperError(error)) return null;
+  const code = safely(() => error.code);
+  if (code === 'model_context_overflow') return 'overflow';
+  if (code === 'model_payload_too_large') return 'payload-too-large';
+  return null;
+}
