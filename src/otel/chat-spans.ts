@@ -4,7 +4,7 @@ import type {
   InferenceFailed,
   InferenceFinished,
   InferenceStarted,
-} from '../runtime/telemetry-events.js';
+} from '../events/telemetry-events.js';
 import {
   GEN_AI_CONVERSATION_ID,
   GEN_AI_INPUT_MESSAGES,

@@ -7,7 +7,7 @@ import type {
   EmergencyPruneApplied,
   MutationFinished,
   MutationStarted,
-} from '../runtime/telemetry-events.js';
+} from '../events/telemetry-events.js';
 import { GEN_AI_CONVERSATION_COMPACTED, GEN_AI_CONVERSATION_ID } from './gen-ai-attributes.js';
 import {
   COMPACTION_SPAN_NAME,

@@ -1,7 +1,7 @@
 import { context, type Tracer, trace } from '@opentelemetry/api';
 import { ConfigError } from '../errors/config-error.js';
+import type { TelemetryEvent } from '../events/telemetry-events.js';
 import type { ModelAdapter } from '../model/types.js';
-import type { TelemetryEvent } from '../runtime/telemetry-events.js';
 import { safeListener, type TelemetrySource } from '../runtime/telemetry-hub.js';
 import type { TracedSession } from './recorder-settings.js';
 import { createSpanRecorder } from './span-recorder.js';

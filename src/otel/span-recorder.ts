@@ -1,5 +1,5 @@
 import { type Context, context, SpanKind } from '@opentelemetry/api';
-import type { RunFinished, RunStarted, TelemetryEvent } from '../runtime/telemetry-events.js';
+import type { RunFinished, RunStarted, TelemetryEvent } from '../events/telemetry-events.js';
 import { failChat, finishChat, recordDelta, startChat } from './chat-spans.js';
 import {
   failCompaction,

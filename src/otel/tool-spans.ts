@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import type { ToolCallFinished, ToolCallStarted } from '../runtime/telemetry-events.js';
+import type { ToolCallFinished, ToolCallStarted } from '../events/telemetry-events.js';
 import {
   ERROR_TYPE,
   GEN_AI_CONVERSATION_ID,

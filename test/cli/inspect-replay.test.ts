@@ -10,18 +10,18 @@ import {
 } from '@statelyai/inspect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentLoopMachine } from '../../machines/agent-loop.machine.js';
-import { publishReplay } from '../../src/cli/inspect/publish-replay.js';
+import { publishReplay, stateValueOf } from '../../src/cli/inspect/publish-replay.js';
 import { type ReplayStep, replaySteps } from '../../src/cli/inspect/replay-steps.js';
 import { runCli } from '../../src/cli/main.js';
 import { createCompactor } from '../../src/compaction/compactor.js';
 import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
 import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
 import { ModelError } from '../../src/errors/model-error.js';
+import type { TelemetryEvent } from '../../src/events/telemetry-events.js';
 import type { SessionEvent } from '../../src/log/events.js';
 import { FileSessionStore } from '../../src/log/file-store.js';
 import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
 import { runTurn } from '../../src/runtime/run-turn.js';
-import type { TelemetryEvent } from '../../src/runtime/telemetry-events.js';
 import { ScriptedModel } from '../../src/testing/scripted-model.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { recordTelemetry, sharedTokenCounter } from '../support/loop-harness.js';
@@ -84,17 +84,17 @@ describe('replaySteps', () => {
   it('rebuilds the states the loop went through from the log alone', () => {
     const steps = replaySteps({ sessionId, events });
     expect(steps.map((step) => `${step.event.type} -> ${step.state}`)).toEqual([
-      'user.message -> starting',
-      'xstate.done.actor.beginRun -> inferring',
-      'xstate.done.actor.callModel -> toolResult',
-      'xstate.done.actor.runTools -> inferring',
-      'xstate.done.actor.callModel -> toolResult',
-      'xstate.done.actor.runTools -> compacting',
-      'xstate.done.actor.compact -> inferring',
+      'user.message -> running.beginning',
+      'xstate.done.actor.beginRun -> running.inferring',
+      'xstate.done.actor.callModel -> running.toolResult',
+      'xstate.done.actor.runTools -> running.inferring',
+      'xstate.done.actor.callModel -> running.toolResult',
+      'xstate.done.actor.runTools -> running.compacting',
+      'xstate.done.actor.compact -> running.inferring',
       'xstate.done.actor.callModel -> finishing',
       'xstate.done.actor.finishRun -> idle',
-      'user.message -> starting',
-      'xstate.error.actor.beginRun -> failing',
+      'user.message -> running.beginning',
+      'xstate.error.actor.beginRun -> finishing',
       'xstate.done.actor.finishRun -> idle',
     ]);
     expect(steps[0]?.event).toMatchObject({ content: 'Read two pages.' });
@@ -157,7 +157,7 @@ function describeInspection(event: StatelyInspectionEvent): string {
     case '@xstate.event':
       return `event ${event.sourceId ?? '-'} => ${event.sessionId}: ${event.event.type}`;
     case '@xstate.snapshot':
-      return `snapshot ${event.sessionId}: ${String((event.snapshot as { value?: unknown }).value)}`;
+      return `snapshot ${event.sessionId}: ${JSON.stringify((event.snapshot as { value?: unknown }).value)}`;
   }
 }
 
@@ -169,24 +169,24 @@ describe('publishReplay', () => {
       'actor agentLoop',
       'actor telemetry',
       'event host => agentLoop: user.message',
-      'snapshot agentLoop: starting',
+      'snapshot agentLoop: {"running":"beginning"}',
       'event agentLoop => telemetry: RunStarted',
       'event - => agentLoop: xstate.done.actor.beginRun',
-      'snapshot agentLoop: inferring',
+      'snapshot agentLoop: {"running":"inferring"}',
       'event agentLoop => telemetry: InferenceStarted',
       'event - => agentLoop: xstate.done.actor.callModel',
-      'snapshot agentLoop: toolResult',
+      'snapshot agentLoop: {"running":"toolResult"}',
       'event agentLoop => telemetry: InferenceFinished',
       'event agentLoop => telemetry: ToolCallStarted',
     ]);
-    const compacting = described.indexOf('snapshot agentLoop: compacting');
+    const compacting = described.indexOf('snapshot agentLoop: {"running":"compacting"}');
     expect(described.slice(compacting - 1, compacting + 5)).toEqual([
       'event - => agentLoop: xstate.done.actor.runTools',
-      'snapshot agentLoop: compacting',
+      'snapshot agentLoop: {"running":"compacting"}',
       'event agentLoop => telemetry: ToolCallFinished',
       'event agentLoop => telemetry: CompactionStarted',
       'event - => agentLoop: xstate.done.actor.compact',
-      'snapshot agentLoop: inferring',
+      'snapshot agentLoop: {"running":"inferring"}',
     ]);
     expect(described.at(-1)).toBe('event agentLoop => telemetry: RunFinished');
     const [actor] = sent;
@@ -246,6 +246,8 @@ describe('loopkeeper inspect', () => {
           ? (event.snapshot as { value?: unknown }).value
           : undefined,
       );
-    expect(states).toEqual(replaySteps({ sessionId, events }).map((step) => step.state));
+    expect(states).toEqual(
+      replaySteps({ sessionId, events }).map((step) => stateValueOf(step.state)),
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { LoopkeeperError } from '../../errors/loopkeeper-error.js';
-import type { RunFinished } from '../../runtime/telemetry-events.js';
+import type { RunFinished } from '../../events/telemetry-events.js';
 
 /**
  * Why a replayed turn did not complete, as an error that says what to change: a step limit

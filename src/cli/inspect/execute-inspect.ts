@@ -45,7 +45,7 @@ export async function executeInspect(
     });
     const runs = steps.filter((step) => step.event.type === 'user.message').length;
     const compactions = steps.filter(
-      (step) => step.state === 'compacting' || step.state === 'emergencyPruning',
+      (step) => step.state === 'running.compacting' || step.state === 'running.emergencyPruning',
     ).length;
     say(
       `Replayed ${location.sessionId}: ${events.length} log events, ${runs} run(s), ${steps.length} states, ${compactions} compaction(s).`,

@@ -50,7 +50,7 @@ export async function publishReplay({
     }
     inspector.snapshot(
       REPLAY_ACTOR_ID,
-      { status: 'active', value: step.state, context: step.context },
+      { status: 'active', value: stateValueOf(step.state), context: step.context },
       { event: step.event },
     );
     for (const event of step.telemetry) {
@@ -58,4 +58,10 @@ export async function publishReplay({
     }
     if (stepDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, stepDelayMs));
   }
+}
+
+/** A state path as the machine's snapshot value: `running.inferring` is `{running: 'inferring'}`. */
+export function stateValueOf(path: string): string | Readonly<Record<string, string>> {
+  const [parent, child] = path.split('.');
+  return child === undefined || parent === undefined ? path : { [parent]: child };
 }

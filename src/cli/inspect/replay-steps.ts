@@ -1,23 +1,25 @@
+import type { TelemetryEvent } from '../../events/telemetry-events.js';
 import type { SessionEvent, TranscriptReplacedEvent } from '../../log/events.js';
 import type { ModelUsage } from '../../model/types.js';
-import type { TelemetryEvent } from '../../runtime/telemetry-events.js';
 import type { UserItem } from '../../transcript/types.js';
 
-/** A state of the loop machine a replay shows, with the invoked actor that leaves it. */
+/**
+ * A state of the loop machine a replay shows (its path: the steps of a run are inside
+ * `running`), with the invoked actor that leaves it.
+ */
 const ACTOR_OF: Readonly<Record<string, string>> = {
-  starting: 'beginRun',
-  inferring: 'callModel',
-  toolResult: 'runTools',
-  mutating: 'runMutator',
-  compacting: 'compact',
-  emergencyPruning: 'emergencyPrune',
+  'running.beginning': 'beginRun',
+  'running.inferring': 'callModel',
+  'running.toolResult': 'runTools',
+  'running.mutating': 'runMutator',
+  'running.compacting': 'compact',
+  'running.emergencyPruning': 'emergencyPrune',
   finishing: 'finishRun',
-  failing: 'finishRun',
   aborting: 'abortRun',
 };
 
-/** The state a run ends through: a failure or an abort leaves the step it interrupted. */
-const ENDING_STATE: Readonly<Record<string, string>> = { failed: 'failing', aborted: 'aborting' };
+/** The state a run ends through: an abort leaves the step it interrupted for `aborting`. */
+const ENDING_STATE: Readonly<Record<string, string>> = { aborted: 'aborting' };
 
 /** The part of the loop's context a log can tell. */
 export interface ReplayContext {
@@ -105,7 +107,7 @@ export function replaySteps({
           consecutiveCompactions: 0,
         };
         const content = firstUserContent(events.slice(index + 1), logEvent.runId);
-        enter('starting', logEvent.seq, [{ type: 'RunStarted', ...base }], {
+        enter('running.beginning', logEvent.seq, [{ type: 'RunStarted', ...base }], {
           type: 'user.message',
           content,
           runId: logEvent.runId,
@@ -127,7 +129,7 @@ export function replaySteps({
         for (const item of logEvent.items) {
           if (item.kind === 'assistant') {
             context = { ...context, steps: context.steps + 1, consecutiveCompactions: 0 };
-            enter('inferring', logEvent.seq, [
+            enter('running.inferring', logEvent.seq, [
               {
                 type: 'InferenceStarted',
                 ...base,
@@ -150,7 +152,7 @@ export function replaySteps({
             usage = undefined;
             if (calls.length > 0) {
               enter(
-                'toolResult',
+                'running.toolResult',
                 logEvent.seq,
                 calls.map((call) => ({
                   type: 'ToolCallStarted' as const,
@@ -185,14 +187,15 @@ export function replaySteps({
         {
           const ending = ENDING_STATE[logEvent.outcome] ?? 'finishing';
           const actor = ACTOR_OF[state] ?? 'beginRun';
-          enter(
-            ending,
-            logEvent.seq,
-            [],
-            ending === 'finishing'
-              ? undefined
-              : { type: `xstate.error.actor.${actor}`, error: logEvent.error ?? null },
-          );
+          // A completed or step-limited run leaves its last step done; a failed one with the
+          // step's error; an aborted one on the host's abort.
+          const cause =
+            logEvent.outcome === 'aborted'
+              ? { type: 'abort' }
+              : logEvent.outcome === 'failed'
+                ? { type: `xstate.error.actor.${actor}`, error: logEvent.error ?? null }
+                : undefined;
+          enter(ending, logEvent.seq, [], cause);
         }
         enter('idle', logEvent.seq, [
           {
@@ -217,7 +220,7 @@ export function replaySteps({
     if (marker.tier === 'mutator') {
       const mutator = marker.strategies[0] ?? 'mutator';
       const point = 'AfterToolResult' as const;
-      enter('mutating', marker.seq, [{ type: 'MutationStarted', ...base, mutator, point }]);
+      enter('running.mutating', marker.seq, [{ type: 'MutationStarted', ...base, mutator, point }]);
       pending.push({
         type: 'MutationFinished',
         ...base,
@@ -239,7 +242,7 @@ export function replaySteps({
         event.type === 'CompactionFinished' ? { ...event, effective: false } : event,
       );
       const point = 'BeforeInference' as const;
-      enter('emergencyPruning', marker.seq, [
+      enter('running.emergencyPruning', marker.seq, [
         { type: 'MutationStarted', ...base, mutator: 'emergencyPrune', point },
       ]);
       pending.push(
@@ -255,7 +258,7 @@ export function replaySteps({
       );
       return;
     }
-    enter('compacting', marker.seq, [
+    enter('running.compacting', marker.seq, [
       {
         type: 'CompactionStarted',
         ...base,
