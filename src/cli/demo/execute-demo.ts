@@ -8,7 +8,7 @@ import { formatCount, formatPercent } from '../output/format.js';
 import { createProgressLine } from '../output/progress-line.js';
 import { waitForEnter } from '../wait-for-enter.js';
 import { demoSummaryJson, renderDemoSummary } from './demo-summary.js';
-import { loadRecordings } from './load-recordings.js';
+import { demoRecordings } from './load-recordings.js';
 import { type DemoProgress, runDemo } from './run-demo.js';
 
 export interface DemoSettings {
@@ -33,9 +33,7 @@ export async function executeDemo(
   const { stdout, stderr } = context;
   const style = context.style.stdout;
   const say = (text: string) => (settings.json ? stderr : stdout).write(`${text}\n`);
-  const recordings = await loadRecordings(
-    settings.transcripts === undefined ? {} : { directory: settings.transcripts },
-  );
+  const { recordings, synthetic } = await demoRecordings(settings.transcripts);
   const directory = settings.directory ?? (await mkdtemp(join(tmpdir(), 'loopkeeper-demo-')));
   const relay = await startRelay({ settings, context, say });
   try {
@@ -50,12 +48,17 @@ export async function executeDemo(
       onStart: (facts) => {
         say(
           style.bold(
-            `Replaying ${recordings.length} recorded sessions as one: ${facts.turns} user turns, ${facts.answers} model answers.`,
+            `Replaying ${recordings.length} ${synthetic ? 'synthetic' : 'recorded'} sessions as one: ${facts.turns} user turns, ${facts.answers} model answers.`,
           ),
         );
         say(
           `Window ${formatCount(settings.window)} tokens; compaction starts at ${formatCount(facts.maxTokens)} and aims at ${formatCount(facts.targetTokens)}. Summarizer: extractive (offline).`,
         );
+        if (synthetic) {
+          say(
+            'The installed package ships no recorded transcripts: these sessions are made in code. Pass --transcripts <dir> to replay your own, or run the demo from a source checkout for the five real ones.',
+          );
+        }
         say(`Session log: ${facts.logPath}`);
       },
       onProgress: (state) => {

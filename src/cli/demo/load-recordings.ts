@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from '../../errors/config-error.js';
@@ -7,11 +8,31 @@ import { fromChatMessages } from '../../transcript/from-chat-messages.js';
 import type { Item } from '../../transcript/types.js';
 import { findPackageRoot } from '../package-root.js';
 import { parseTranscriptJson } from '../parse-transcript-json.js';
+import { syntheticRecordings } from './synthetic-recordings.js';
 
 export type { Recording } from '../../testing/replay-plan.js';
 
-/** Where the five real transcripts ship, relative to the package root. */
+/**
+ * Where the five real transcripts live in a source checkout, relative to the package root.
+ * Their licence notice asks that they not be copied into the published package, so an
+ * installed package has no such directory and the demo replays `syntheticRecordings()`.
+ */
 export const RECORDINGS_DIRECTORY = join('test', 'fixtures', 'transcripts');
+
+/**
+ * What the demo replays: the transcripts of `directory` when given; else the real recordings
+ * of a source checkout; else, in an installed package, the synthetic sessions.
+ */
+export async function demoRecordings(
+  directory: string | undefined,
+): Promise<{ recordings: Recording[]; synthetic: boolean }> {
+  if (directory !== undefined)
+    return { recordings: await loadRecordings({ directory }), synthetic: false };
+  const bundled = join(findPackageRoot(), RECORDINGS_DIRECTORY);
+  if (existsSync(bundled))
+    return { recordings: await loadRecordings({ directory: bundled }), synthetic: false };
+  return { recordings: syntheticRecordings(), synthetic: true };
+}
 
 /**
  * Reads every `*.json` transcript of a directory (sorted by name, so a replay is the same on

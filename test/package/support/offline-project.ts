@@ -37,6 +37,8 @@ export async function writeOfflineProject({
       resolved: `file:${basename(tarball)}`,
       dependencies: manifest.dependencies,
       peerDependencies: manifest.peerDependencies,
+      // Optional peers (`@opentelemetry/api`) must say so, or npm wants them in the lock.
+      peerDependenciesMeta: manifest.peerDependenciesMeta,
       bin: manifest.bin,
       engines: manifest.engines,
     },
