@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openAISummarizer } from '../../src/compaction/summarizers/openai.js';
+import { CompactionError } from '../../src/errors/compaction-error.js';
 import { ConfigError } from '../../src/errors/config-error.js';
 import { ModelError } from '../../src/errors/model-error.js';
 import { type OpenAIChatModelOptions, openAIChatModel } from '../../src/model/openai-chat-model.js';
@@ -76,5 +78,55 @@ describe('openAIChatModel retry waits', () => {
 
   it('refuses a maxRetryWaitMs that is not a whole number >= 0', () => {
     expect(() => model({ maxRetryWaitMs: -1 })).toThrow(ConfigError);
+  });
+});
+
+describe('openAISummarizer retry waits', () => {
+  const summarize = (
+    options: { maxRetries?: number; maxRetryWaitMs?: number },
+    signal: AbortSignal,
+  ) =>
+    openAISummarizer({
+      baseURL: server.url,
+      apiKey: 'test-key',
+      model: 'summary-mini',
+      ...options,
+    }).summarize({ transcript: [{ kind: 'user', id: 'u1', content: 'Hello?' }], signal });
+
+  it('does not wait out a retry-after longer than maxRetryWaitMs', async () => {
+    server.enqueue(fakeFaults.rateLimited({ retryAfterSeconds: 3600 }), { text: 'never sent' });
+    const started = performance.now();
+    const error = await summarize({ maxRetries: 2 }, new AbortController().signal).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(CompactionError.isInstance(error)).toBe(true);
+    expect(String((error as Error).message)).toMatch(/3600 s/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('ends a retry wait as soon as the compaction is aborted', async () => {
+    server.enqueue(fakeFaults.rateLimited({ retryAfterSeconds: 30 }), { text: 'never sent' });
+    const controller = new AbortController();
+    const started = performance.now();
+    const pending = summarize({ maxRetries: 2 }, controller.signal).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    setTimeout(() => controller.abort(), 50);
+    const error = await pending;
+    expect(performance.now() - started).toBeLessThan(1500);
+    expect(error).toMatchObject({ code: 'summary_aborted' });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('retries a short wait and returns the summary', async () => {
+    server.enqueue(fakeFaults.rateLimited({ retryAfterSeconds: 0.05 }), {
+      text: '## Goal\n- g\n\n## Decisions and constraints\n- none\n\n## Progress\n- p\n\n## Files and artifacts\n- f\n\n## Errors seen\n- none\n\n## Next step\n- n',
+    });
+    const result = await summarize({ maxRetries: 1 }, new AbortController().signal);
+    expect(result.text).toContain('## Goal');
+    expect(server.requests).toHaveLength(2);
   });
 });

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { CompactionError } from '../../errors/compaction-error.js';
 import { ConfigError } from '../../errors/config-error.js';
+import { retryRequests } from '../../model/retry-requests.js';
 import { validateSummaryText } from '../summary.js';
 import type { CompactionBackend, SummaryRequest, SummaryResult } from '../types.js';
 import { renderSummaryInput } from './render.js';
@@ -23,8 +24,13 @@ export interface OpenAISummarizerOptions {
   readonly prompt?: string;
   /** Per-request timeout handed to the SDK. */
   readonly timeoutMs?: number;
-  /** SDK retries of failed requests; default 0, since a failed summary has a fallback. */
+  /**
+   * Retries of failed requests; default 0, since a failed summary has a fallback. Retries are
+   * loopkeeper's own, as in `openAIChatModel`: waits capped by `maxRetryWaitMs`, ended by abort.
+   */
   readonly maxRetries?: number;
+  /** The longest wait before a retry (a longer `retry-after` fails at once). Default 60,000 ms. */
+  readonly maxRetryWaitMs?: number;
   readonly temperature?: number;
   readonly maxOutputTokens?: number;
 }
@@ -51,6 +57,7 @@ export function openAISummarizer(options: OpenAISummarizerOptions): CompactionBa
     prompt = DEFAULT_SUMMARY_PROMPT,
     timeoutMs,
     maxRetries = 0,
+    maxRetryWaitMs = 60_000,
     temperature,
     maxOutputTokens,
   } = options;
@@ -74,17 +81,22 @@ export function openAISummarizer(options: OpenAISummarizerOptions): CompactionBa
     );
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
-      completion = await client.chat.completions.create(
-        {
-          model,
-          messages: [
-            { role: 'system', content: prompt },
-            { role: 'user', content: summaryUserMessage(rendered) },
-          ],
-          ...(temperature === undefined ? {} : { temperature }),
-          ...(maxOutputTokens === undefined ? {} : { max_completion_tokens: maxOutputTokens }),
-        },
-        { signal, maxRetries, ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }) },
+      // The SDK's own retries sleep through an abort and honour any retry-after: off.
+      completion = await retryRequests(
+        () =>
+          client.chat.completions.create(
+            {
+              model,
+              messages: [
+                { role: 'system', content: prompt },
+                { role: 'user', content: summaryUserMessage(rendered) },
+              ],
+              ...(temperature === undefined ? {} : { temperature }),
+              ...(maxOutputTokens === undefined ? {} : { max_completion_tokens: maxOutputTokens }),
+            },
+            { signal, maxRetries: 0, ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }) },
+          ),
+        { maxRetries, maxRetryWaitMs, signal },
       );
     } catch (error) {
       throw new CompactionError(
