@@ -5,7 +5,7 @@ import base from './vitest.config.js';
 /**
  * The suite again on another Node (see scripts/test-runtimes.sh): the fast tests only. The slow
  * end-to-end suites (the CLI as a child process, the fault matrix, the fuzz, the model-based
- * proofs, the multi-process lock race) run once, on the machine's Node, in `npm test`.
+ * proofs, the multi-process lock race, the packed-tarball installs) run once, on the machine's Node, in `npm test`.
  *
  * With LOOPKEEPER_OPENAI_DIR set (a folder whose node_modules holds another openai major) the
  * tests that use the SDK import that one instead of the locked version.
@@ -35,6 +35,8 @@ export default mergeConfig(
         'test/fuzz/**',
         'test/model-based/**',
         'test/docs/**',
+        // Packs the tarball and installs it with the machine's npm: once is enough.
+        'test/package/**',
         // Races real child processes, one as another user, who cannot run a Node kept under
         // root's npm cache.
         'test/log/session-lock-race.test.ts',
