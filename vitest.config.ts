@@ -9,13 +9,30 @@ export default defineConfig({
     alias: [
       { find: /^loopkeeper\/testing$/, replacement: source('./src/testing/index.ts') },
       { find: /^loopkeeper\/otel$/, replacement: source('./src/otel/index.ts') },
+      { find: /^loopkeeper\/restate$/, replacement: source('./src/restate/index.ts') },
       { find: /^loopkeeper$/, replacement: source('./src/index.ts') },
     ],
   },
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: { name: 'core', include: ['test/**/*.test.ts'], exclude: ['test/restate/**'] },
+      },
+      {
+        // A real restate-server and worker processes: one file at a time, started once per file.
+        extends: true,
+        test: {
+          name: 'restate',
+          include: ['test/restate/**/*.test.ts'],
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
   },
 });

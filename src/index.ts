@@ -99,6 +99,7 @@ export {
   ConcurrencyError,
   ConfigError,
   ContextOverflowError,
+  DurableStepError,
   LoopkeeperError,
   LoopNotRunningError,
   ModelError,

@@ -3,6 +3,7 @@ export { CompactionError } from './compaction-error.js';
 export { ConcurrencyError } from './concurrency-error.js';
 export { ConfigError } from './config-error.js';
 export { ContextOverflowError } from './context-overflow-error.js';
+export { DurableStepError } from './durable-step-error.js';
 export { LoopNotRunningError } from './loop-not-running-error.js';
 export { LoopkeeperError } from './loopkeeper-error.js';
 export { ModelError, type ModelErrorKind } from './model-error.js';

@@ -1,0 +1,21 @@
+import { hasMarker, LoopkeeperError } from './loopkeeper-error.js';
+
+const marker = Symbol.for('loopkeeper.error.durable-step');
+
+/**
+ * A journaled step (a tool call, or a log append, inside Restate's `ctx.run`) recorded a
+ * failure, or its recorded result cannot be used. The message is the recorded one, so a
+ * replay fails exactly like the first attempt did.
+ */
+export class DurableStepError extends LoopkeeperError {
+  readonly [marker] = true;
+
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(options?.code ?? 'durable_step', message, options);
+    this.name = 'DurableStepError';
+  }
+
+  static override isInstance(value: unknown): value is DurableStepError {
+    return hasMarker(value, marker);
+  }
+}

@@ -1,0 +1,68 @@
+import { describeThrownText } from '../errors/describe-thrown.js';
+import { DurableStepError } from '../errors/durable-step-error.js';
+import type { AnyToolDefinition, ToolExecutionOptions } from '../tools/types.js';
+import type { DurableSteps, StepOutcome } from './durable-steps.js';
+
+/** What a tool served by the Restate object receives besides its arguments. */
+export interface DurableToolExecutionOptions extends ToolExecutionOptions {
+  /**
+   * The same on every attempt of this call (`<sessionId>/<callId>`). A call interrupted by a
+   * crash runs again: pass this key to the systems the tool changes, so they apply it once.
+   */
+  readonly idempotencyKey: string;
+}
+
+/**
+ * Wraps each tool so a call is one journaled step: a retried invocation gets the recorded
+ * output (or the recorded failure) back, and a tool that finished is never run again.
+ */
+export function durableTools({
+  tools,
+  steps,
+  sessionId,
+}: {
+  readonly tools: readonly AnyToolDefinition[];
+  readonly steps: DurableSteps;
+  readonly sessionId: string;
+}): AnyToolDefinition[] {
+  return tools.map((tool): AnyToolDefinition => {
+    // Called with the extended options: a tool written for this entry reads the key from them.
+    const execute = tool.execute as (
+      args: unknown,
+      options: DurableToolExecutionOptions,
+    ) => Promise<unknown> | unknown;
+    return {
+      ...tool,
+      async execute(args: never, options: ToolExecutionOptions): Promise<unknown> {
+        const idempotencyKey = `${sessionId}/${options.callId}`;
+        const outcome = await steps.attempt(`tool ${options.callId}`, () =>
+          executeOnce(() => execute(args, { ...options, idempotencyKey }), options.signal),
+        );
+        if (outcome === undefined) throw new DurableStepError('The run was aborted.');
+        if (outcome.ok) return outcome.value;
+        throw new DurableStepError(outcome.error.message, { code: outcome.error.code });
+      },
+    };
+  });
+}
+
+async function executeOnce(run: () => unknown, signal: AbortSignal): Promise<StepOutcome<unknown>> {
+  try {
+    // A tool that ignores its signal must not keep the step (and the invocation) open.
+    const output = await Promise.race([Promise.resolve().then(run), aborted(signal)]);
+    return { ok: true, value: JSON.parse(JSON.stringify(output ?? null)) as unknown };
+  } catch (error) {
+    return {
+      ok: false,
+      error: { name: 'DurableStepError', code: 'tool_failed', message: describeThrownText(error) },
+    };
+  }
+}
+
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    const fail = () => reject(new Error('the call was cancelled (aborted or timed out)'));
+    if (signal.aborted) fail();
+    else signal.addEventListener('abort', fail, { once: true });
+  });
+}

@@ -1,0 +1,17 @@
+// loopkeeper/restate: sessions as Restate Virtual Objects. Needs the optional peer dependency
+// @restatedev/restate-sdk; the core entry never imports it.
+export type { DurableToolExecutionOptions } from './durable-tools.js';
+export {
+  createLoopObject,
+  LOOP_OBJECT_NAME,
+  type LoopObject,
+  type LoopObjectOptions,
+} from './loop-object.js';
+export type {
+  DurableTurnResult,
+  LoopObjectLoopOptions,
+  SendMessageInput,
+  TelemetryPage,
+  TelemetryPageInput,
+} from './loop-object-types.js';
+export type { TelemetryRecord } from './telemetry-recorder.js';

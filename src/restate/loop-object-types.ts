@@ -1,0 +1,46 @@
+import type { UserContent } from '../../machines/agent-loop.types.js';
+import type { RunOutcome } from '../log/events.js';
+import type { ModelUsage } from '../model/types.js';
+import type { AgentLoopOptions } from '../runtime/create-agent-loop.js';
+import type { SerializedError } from '../events/telemetry-events.js';
+import type { Item } from '../transcript/types.js';
+import type { TelemetryRecord } from './telemetry-recorder.js';
+
+/** The loop options a host gives per session; the object supplies the store and the id. */
+export type LoopObjectLoopOptions = Omit<AgentLoopOptions, 'store' | 'sessionId' | 'inspect'>;
+
+/** Input of the `send` handler. */
+export interface SendMessageInput {
+  readonly content: UserContent;
+  /**
+   * Names the run; sending the same `runId` again returns the recorded result instead of
+   * starting a second run (for hosts that retry a send). Made for you when absent.
+   */
+  readonly runId?: string;
+}
+
+/** What a run produced, as the object's log records it; JSON all the way down. */
+export interface DurableTurnResult {
+  readonly runId: string;
+  readonly outcome: RunOutcome;
+  readonly steps: number;
+  readonly error: SerializedError | null;
+  /** Text of the run's last assistant item that has text. */
+  readonly text: string | null;
+  readonly itemsAdded: readonly Item[];
+  readonly usage: ModelUsage;
+}
+
+/** Input of the `telemetry` handler. */
+export interface TelemetryPageInput {
+  /** First seq to return (default 1). */
+  readonly fromSeq?: number;
+  /** At most this many events (default 100, at most 1000). */
+  readonly limit?: number;
+}
+
+export interface TelemetryPage {
+  readonly events: readonly TelemetryRecord[];
+  /** Pass as `fromSeq` to read on; equals the first seq not yet recorded when caught up. */
+  readonly nextSeq: number;
+}

@@ -1,0 +1,162 @@
+import * as restate from '@restatedev/restate-sdk';
+import { describeThrownText } from '../errors/describe-thrown.js';
+import { LoopkeeperError } from '../errors/loopkeeper-error.js';
+import { effectiveHistory } from '../log/effective-history.js';
+import type { SessionEvent } from '../log/events.js';
+import { isValidSessionId } from '../log/session-id.js';
+import { createTokenCounter } from '../tokens/create-token-counter.js';
+import type { TokenCounter } from '../tokens/types.js';
+import type { Item } from '../transcript/types.js';
+import { runDurableTurn } from './durable-turn.js';
+import type {
+  DurableTurnResult,
+  LoopObjectLoopOptions,
+  SendMessageInput,
+  TelemetryPage,
+  TelemetryPageInput,
+} from './loop-object-types.js';
+import { parseSendInput, parseTelemetryPageInput } from './parse-input.js';
+import { stateKeys } from './state-keys.js';
+import { readStoredEvents } from './state-store.js';
+import type { TelemetryRecord } from './telemetry-recorder.js';
+
+export const LOOP_OBJECT_NAME = 'loopkeeper';
+
+export interface LoopObjectOptions<Name extends string = typeof LOOP_OBJECT_NAME> {
+  /** The Virtual Object's name (default `loopkeeper`); its key is the session id. */
+  readonly name?: Name;
+  /** The loop for one session: model, tools, instructions, compactor, limits. */
+  readonly loop: (options: { readonly sessionId: string }) => LoopObjectLoopOptions;
+  /** Restate's own options for the object (timeouts, retry policy, retention). */
+  readonly restate?: restate.ObjectOptions;
+}
+
+/**
+ * A Restate Virtual Object that serves loopkeeper sessions, one object key per session. Serve
+ * it with `restate.serve({services: [object]})` from as many workers as you like: Restate runs
+ * one exclusive handler per key at a time, so each session has exactly one writer.
+ *
+ * - `send({content, runId?})`: runs the loop on one user message; resolves with the result.
+ * - `abort()`: cancels the running `send`; the run ends `aborted` with synthetic tool results.
+ * - `result({runId?})`: a finished run's result (the latest when no id is given), or null.
+ * - `history()`: the effective history, what the model sees next.
+ * - `log({fromSeq?, limit?})`: the session's events as stored, paged by seq (for audit).
+ * - `telemetry({fromSeq?, limit?})`: recorded telemetry events, paged by seq.
+ */
+export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>({
+  name = LOOP_OBJECT_NAME as Name,
+  loop,
+  restate: objectOptions,
+}: LoopObjectOptions<Name>) {
+  // Loaded once per worker: the encoding costs ~0.5 s and every invocation rebuilds a loop.
+  let tokens: Promise<TokenCounter> | undefined;
+  const loadTokens = (encoding: LoopObjectLoopOptions['encoding']) => {
+    tokens ??= createTokenCounter({ encoding: encoding ?? 'o200k_base' });
+    return tokens;
+  };
+
+  return restate.object({
+    name,
+    handlers: {
+      send: async (
+        context: restate.ObjectContext,
+        input: SendMessageInput,
+      ): Promise<DurableTurnResult> => {
+        const message = terminalOnError(() => parseSendInput(input));
+        const sessionId = context.key;
+        if (!isValidSessionId(sessionId)) {
+          throw new restate.TerminalError(`"${sessionId}" is not a valid loopkeeper session id`, {
+            errorCode: 400,
+          });
+        }
+        const runId = message.runId ?? `${sessionId}:run-${context.rand.uuidv4()}`;
+        const recorded = await context.get<DurableTurnResult>(stateKeys.run(runId));
+        if (recorded !== null) return recorded;
+        const loopOptions = terminalOnError(() => loop({ sessionId }));
+        context.set(stateKeys.activeInvocation, context.request().id);
+        const result = await runDurableTurn({
+          context,
+          loopOptions,
+          tokens: loopOptions.tokens ?? (await loadTokens(loopOptions.encoding)),
+          content: message.content,
+          runId,
+        }).catch((error: unknown) => {
+          // loopkeeper's own errors are deterministic (a bad option, a broken log): a retry
+          // would fail the same way. Anything else (the SDK's own signals) passes as it is.
+          if (!LoopkeeperError.isInstance(error)) throw error;
+          throw new restate.TerminalError(`The loop failed: ${describeThrownText(error)}`);
+        });
+        context.set(stateKeys.run(runId), result);
+        context.set(stateKeys.lastRunId, runId);
+        context.clear(stateKeys.activeInvocation);
+        return result;
+      },
+
+      abort: restate.handlers.object.shared(
+        async (context: restate.ObjectSharedContext): Promise<{ aborted: boolean }> => {
+          const invocation = await context.get<restate.InvocationId>(stateKeys.activeInvocation);
+          if (invocation === null) return { aborted: false };
+          context.cancel(invocation);
+          return { aborted: true };
+        },
+      ),
+
+      result: restate.handlers.object.shared(
+        async (
+          context: restate.ObjectSharedContext,
+          input?: { runId?: string },
+        ): Promise<DurableTurnResult | null> => {
+          const runId = input?.runId ?? (await context.get<string>(stateKeys.lastRunId));
+          if (runId === null || runId === undefined) return null;
+          return (await context.get<DurableTurnResult>(stateKeys.run(runId))) ?? null;
+        },
+      ),
+
+      history: restate.handlers.object.shared(
+        async (context: restate.ObjectSharedContext): Promise<readonly Item[]> =>
+          effectiveHistory(await readStoredEvents(context, context.key)),
+      ),
+
+      log: restate.handlers.object.shared(
+        async (
+          context: restate.ObjectSharedContext,
+          input?: TelemetryPageInput,
+        ): Promise<{ events: readonly SessionEvent[]; nextSeq: number }> => {
+          const { fromSeq, limit } = terminalOnError(() => parseTelemetryPageInput(input));
+          const events = await readStoredEvents(context, context.key, { fromSeq, limit });
+          return { events, nextSeq: fromSeq + events.length };
+        },
+      ),
+
+      telemetry: restate.handlers.object.shared(
+        async (
+          context: restate.ObjectSharedContext,
+          input?: TelemetryPageInput,
+        ): Promise<TelemetryPage> => {
+          const { fromSeq, limit } = terminalOnError(() => parseTelemetryPageInput(input));
+          const count = (await context.get<number>(stateKeys.telemetryCount)) ?? 0;
+          const events: TelemetryRecord[] = [];
+          let seq = fromSeq;
+          for (; seq <= count && events.length < limit; seq += 1) {
+            const record = await context.get<TelemetryRecord>(stateKeys.telemetry(seq));
+            if (record !== null) events.push(record);
+          }
+          return { events, nextSeq: seq };
+        },
+      ),
+    },
+    ...(objectOptions === undefined ? {} : { options: objectOptions }),
+  });
+}
+
+/** The object's type, for typed clients: `objectClient<LoopObject>({name: 'loopkeeper'}, id)`. */
+export type LoopObject = ReturnType<typeof createLoopObject<typeof LOOP_OBJECT_NAME>>;
+
+/** Bad input is the caller's mistake: retrying cannot fix it, so it is terminal. */
+function terminalOnError<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new restate.TerminalError(describeThrownText(error), { errorCode: 400 });
+  }
+}

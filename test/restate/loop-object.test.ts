@@ -1,0 +1,253 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SessionEvent } from '../../src/log/events.js';
+import type { DurableTurnResult, TelemetryRecord } from '../../src/restate/index.js';
+import { type Cluster, eventually, startCluster } from './support/cluster.js';
+import { restateServerBinary } from './support/restate-server.js';
+
+const binary = restateServerBinary();
+if ('missing' in binary) console.warn(`Skipping the Restate tests: ${binary.missing}`);
+
+const plan = (steps: readonly unknown[]) => JSON.stringify({ plan: steps });
+
+describe.skipIf('missing' in binary)('createLoopObject on a real restate-server', () => {
+  let cluster: Cluster;
+  beforeAll(async () => {
+    cluster = await startCluster({ workers: 2 });
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  /** The whole stored log of a session, through the `log` handler's pages. */
+  async function logOf(sessionId: string): Promise<SessionEvent[]> {
+    const events: SessionEvent[] = [];
+    let fromSeq = 1;
+    for (;;) {
+      const page = await cluster.session(sessionId).log({ fromSeq, limit: 100 });
+      events.push(...page.events);
+      if (page.events.length === 0) return events;
+      fromSeq = page.nextSeq;
+    }
+  }
+
+  async function telemetryOf(sessionId: string): Promise<TelemetryRecord[]> {
+    const page = await cluster.session(sessionId).telemetry({ fromSeq: 1, limit: 1000 });
+    return [...page.events];
+  }
+
+  /** Seqs 1..n without a gap, item ids never repeated, one start and one finish per run. */
+  function expectWholeLog(events: readonly SessionEvent[]): void {
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+    const ids = events.flatMap((event) =>
+      event.type === 'items-appended' ? event.items.map((item) => item.id) : [],
+    );
+    expect(new Set(ids).size).toBe(ids.length);
+    const started = events.filter((event) => event.type === 'run-started').map((e) => e.runId);
+    const finished = events.filter((event) => event.type === 'run-finished').map((e) => e.runId);
+    expect(new Set(started).size).toBe(started.length);
+    expect(finished).toEqual(started);
+  }
+
+  /** Each telemetry event once: no two with the same identity, seqs 1..n. */
+  function expectTelemetryOnce(records: readonly TelemetryRecord[], runId: string): void {
+    expect(records.map((record) => record.seq)).toEqual(records.map((_, index) => index + 1));
+    const ofRun = records.map((record) => record.event).filter((event) => event.runId === runId);
+    const identities = ofRun
+      .filter((event) => event.type !== 'InferenceDelta')
+      .map((event) => {
+        const fields = event as unknown as Record<string, unknown>;
+        return `${event.type}|${fields['step'] ?? ''}|${fields['callId'] ?? ''}`;
+      });
+    expect(new Set(identities).size).toBe(identities.length);
+    expect(ofRun.filter((event) => event.type === 'RunStarted')).toHaveLength(1);
+    expect(ofRun.filter((event) => event.type === 'RunFinished')).toHaveLength(1);
+  }
+
+  describe('send, history, result and telemetry', () => {
+    it('serves one session from two worker processes, turn after turn', async () => {
+      const session = cluster.session('two-workers');
+      for (let turn = 0; turn < 6; turn += 1) {
+        const result = await session.send({ content: `turn ${turn}` });
+        expect(result).toMatchObject({ outcome: 'completed', text: `echo: turn ${turn}` });
+      }
+      const history = await session.history();
+      expect(history.map((item) => item.kind)).toEqual(
+        Array.from({ length: 6 }, () => ['user', 'assistant']).flat(),
+      );
+      expect(history.filter((item) => item.kind === 'user').map((item) => item.content)).toEqual(
+        Array.from({ length: 6 }, (_, turn) => `turn ${turn}`),
+      );
+      // Round robin per invocation attempt: both workers served this object.
+      for (const worker of cluster.workers) {
+        expect(cluster.balancer.counts.get(worker.url) ?? 0).toBeGreaterThan(0);
+      }
+      const last = await session.result({});
+      expect(last?.text).toBe('echo: turn 5');
+      const events = await logOf('two-workers');
+      expectWholeLog(events);
+    });
+
+    it('sending a runId again returns the recorded result and starts no second run', async () => {
+      const session = cluster.session('same-run-id');
+      const first = await session.send({ content: 'once', runId: 'same-run-id:run-1' });
+      const again = await session.send({ content: 'once', runId: 'same-run-id:run-1' });
+      expect(again).toEqual(first);
+      expect((await session.history()).length).toBe(2);
+      expect(await session.result({ runId: 'same-run-id:run-1' })).toEqual(first);
+    });
+
+    it('refuses bad input with a terminal 400 and no run', async () => {
+      const session = cluster.session('bad-input');
+      await expect(session.send({ content: 'x', runId: 7 } as never)).rejects.toThrow(/runId/);
+      await expect(session.telemetry({ limit: 0 })).rejects.toThrow(/limit/);
+      expect(await session.history()).toEqual([]);
+    });
+  });
+
+  describe('a worker SIGKILLed mid-run', () => {
+    it('during a slow model call: another worker finishes, the earlier tool ran once', async () => {
+      const sessionId = 'killed-in-model';
+      const pending = cluster.session(sessionId).send({
+        content: plan([{ tools: [{ label: 'before' }] }, { delayMs: 1_500, text: 'finished' }]),
+      });
+      // The second answer (step 1) is the slow one: kill whichever worker is inside it.
+      const start = await eventually(() =>
+        cluster
+          .effects()
+          .find((line) => line[0] === 'model' && line[1] === 'start' && line[3] === '1'),
+      );
+      const victim = cluster.workers.find((worker) => String(worker.pid) === start[4]);
+      if (victim === undefined) throw new Error(`no worker has pid ${start[4]}`);
+      await cluster.replace(victim);
+      const result: DurableTurnResult = await pending;
+
+      expect(result).toMatchObject({ outcome: 'completed', text: 'finished' });
+      const effects = cluster.effects();
+      const runKey = start[2];
+      const toolDone = effects.filter((line) => line[0] === 'tool' && line[1] === 'done');
+      expect(toolDone.filter((line) => line[3] === 'before')).toHaveLength(1);
+      const slowStarts = effects.filter(
+        (line) =>
+          line[0] === 'model' && line[1] === 'start' && line[2] === runKey && line[3] === '1',
+      );
+      // The interrupted call ran again on another worker; the finished first one did not.
+      expect(slowStarts.length).toBeGreaterThanOrEqual(2);
+      expect(slowStarts.at(-1)?.[4]).not.toBe(start[4]);
+      const firstStarts = effects.filter(
+        (line) =>
+          line[0] === 'model' && line[1] === 'start' && line[2] === runKey && line[3] === '0',
+      );
+      expect(firstStarts).toHaveLength(1);
+      expectWholeLog(await logOf(sessionId));
+      expectTelemetryOnce(await telemetryOf(sessionId), result.runId);
+    });
+
+    it('during a tool call: the finished parallel tool is not run again, the cut one is applied once', async () => {
+      const sessionId = 'killed-in-tool';
+      const pending = cluster.session(sessionId).send({
+        content: plan([
+          { tools: [{ label: 'quick' }, { label: 'slow', delayMs: 1_500 }] },
+          { text: 'after tools' },
+        ]),
+      });
+      const quickDone = await eventually(() =>
+        cluster
+          .effects()
+          .find((line) => line[0] === 'tool' && line[1] === 'done' && line[3] === 'quick'),
+      );
+      // The journal records a step when it completes: give the quick tool's record time to land.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const victim = cluster.workers.find((worker) => String(worker.pid) === quickDone[4]);
+      if (victim === undefined) throw new Error(`no worker has pid ${quickDone[4]}`);
+      await cluster.replace(victim);
+      const result = await pending;
+
+      expect(result).toMatchObject({ outcome: 'completed', text: 'after tools' });
+      const effects = cluster.effects().filter((line) => line[0] === 'tool');
+      const quick = effects.filter((line) => line[3] === 'quick');
+      expect(quick.map((line) => line[1])).toEqual(['start', 'done']);
+      const slow = effects.filter((line) => line[3] === 'slow');
+      // Started on the killed worker, started again elsewhere with the same idempotency key.
+      expect(slow.filter((line) => line[1] === 'start').length).toBeGreaterThanOrEqual(2);
+      expect(slow.filter((line) => line[1] === 'done')).toHaveLength(1);
+      expect(new Set(slow.map((line) => line[2])).size).toBe(1);
+      const results = result.itemsAdded.filter((item) => item.kind === 'toolResult');
+      expect(results.map((item) => item.content)).toEqual(['applied quick', 'applied slow']);
+      expectWholeLog(await logOf(sessionId));
+      expectTelemetryOnce(await telemetryOf(sessionId), result.runId);
+    });
+  });
+
+  describe('concurrency', () => {
+    it('serializes concurrent messages to one session', async () => {
+      const sessionId = 'serialized';
+      const session = cluster.session(sessionId);
+      const results = await Promise.all(
+        Array.from({ length: 5 }, (_, index) =>
+          session.send({ content: plan([{ delayMs: 150, text: `answer ${index}` }]) }),
+        ),
+      );
+      expect(results.every((result) => result.outcome === 'completed')).toBe(true);
+      const runKeys = new Set(
+        results.map((result) => result.itemsAdded.find((item) => item.kind === 'user')?.id),
+      );
+      const calls = cluster
+        .effects()
+        .filter((line) => line[0] === 'model' && runKeys.has(line[2]))
+        .map((line) => line[1]);
+      // Never two model calls of this session at once: start, end, start, end, ...
+      expect(calls).toEqual(Array.from({ length: 5 }, () => ['start', 'end']).flat());
+      const history = await session.history();
+      expect(history.map((item) => item.kind)).toEqual(
+        Array.from({ length: 5 }, () => ['user', 'assistant']).flat(),
+      );
+      expectWholeLog(await logOf(sessionId));
+    });
+
+    it('runs 50 sessions across two workers', async () => {
+      const before = new Map(cluster.balancer.counts);
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, index) =>
+          cluster.session(`many-${index}`).send({ content: `hello ${index}` }),
+        ),
+      );
+      expect(results.map((result) => result.text)).toEqual(
+        Array.from({ length: 50 }, (_, index) => `echo: hello ${index}`),
+      );
+      for (const worker of cluster.workers) {
+        const served =
+          (cluster.balancer.counts.get(worker.url) ?? 0) - (before.get(worker.url) ?? 0);
+        expect(served).toBeGreaterThan(0);
+      }
+      const histories = await Promise.all(
+        Array.from({ length: 50 }, (_, index) => cluster.session(`many-${index}`).history()),
+      );
+      expect(histories.every((history) => history.length === 2)).toBe(true);
+    });
+  });
+
+  describe('abort', () => {
+    it('cancels the running send: synthetic tool results, and the session goes on', async () => {
+      const sessionId = 'aborted';
+      const session = cluster.session(sessionId);
+      const pending = session.send({
+        content: plan([{ tools: [{ label: 'endless', delayMs: 30_000 }] }, { text: 'never' }]),
+      });
+      await eventually(() =>
+        cluster
+          .effects()
+          .find((line) => line[0] === 'tool' && line[1] === 'start' && line[3] === 'endless'),
+      );
+      expect(await session.abort()).toEqual({ aborted: true });
+      const result = await pending;
+      expect(result.outcome).toBe('aborted');
+      const history = await session.history();
+      const toolResult = history.find((item) => item.kind === 'toolResult');
+      expect(toolResult).toMatchObject({ isError: true });
+      expect(await session.abort()).toEqual({ aborted: false });
+      const next = await session.send({ content: 'still here' });
+      expect(next).toMatchObject({ outcome: 'completed', text: 'echo: still here' });
+      expectWholeLog(await logOf(sessionId));
+    });
+  });
+});

@@ -1,0 +1,33 @@
+import { appendFileSync } from 'node:fs';
+import type { DurableToolExecutionOptions } from '../../../src/restate/index.js';
+import { abortableDelay } from '../../../src/testing/abortable-delay.js';
+import type { ToolDefinition } from '../../../src/tools/types.js';
+
+/**
+ * A tool with a visible side effect: it writes `tool start` and, after its delay, `tool done`
+ * lines with its idempotency key and the worker's pid to the effects file.
+ */
+export function effectTool({
+  effectsFile,
+}: {
+  readonly effectsFile?: string;
+}): ToolDefinition<{ label: string; delayMs?: number }> {
+  const write = (line: string) => effectsFile !== undefined && appendFileSync(effectsFile, line);
+  return {
+    name: 'effect',
+    description: 'Applies a labelled side effect after an optional delay.',
+    parameters: {
+      type: 'object',
+      properties: { label: { type: 'string' }, delayMs: { type: 'number' } },
+      required: ['label'],
+    },
+    async execute({ label, delayMs = 0 }, options) {
+      const { idempotencyKey, signal } = options as DurableToolExecutionOptions;
+      write(`tool start ${idempotencyKey} ${label} ${process.pid}\n`);
+      const finished = await abortableDelay({ milliseconds: delayMs, signal });
+      if (!finished) throw new Error('aborted');
+      write(`tool done ${idempotencyKey} ${label} ${process.pid}\n`);
+      return `applied ${label}`;
+    },
+  };
+}

@@ -1,0 +1,26 @@
+/**
+ * A worker process for the Restate tests and the benchmark: serves the loopkeeper object with
+ * the plan model and the effect tool. Env: PORT, EFFECTS_FILE (optional). Prints
+ * `listening <port>` once it accepts connections.
+ */
+import * as restate from '@restatedev/restate-sdk';
+import { createLoopObject } from '../../../src/restate/index.js';
+import { effectTool } from './effect-tool.js';
+import { planModel } from './plan-model.js';
+
+const effectsFile = process.env['EFFECTS_FILE'] || undefined;
+const object = createLoopObject({
+  loop: () => ({
+    model: planModel({ ...(effectsFile === undefined ? {} : { effectsFile }) }),
+    tools: [effectTool({ ...(effectsFile === undefined ? {} : { effectsFile }) })],
+    instructions: 'You are a test agent.',
+  }),
+  restate: { retryPolicy: { initialInterval: 100, maxInterval: 500 } },
+});
+
+const port = await restate.serve({
+  services: [object],
+  port: Number(process.env['PORT'] ?? 0),
+  ...(process.env['WORKER_LOG'] ? {} : { logger: () => undefined }),
+});
+process.stdout.write(`listening ${port}\n`);
