@@ -1,7 +1,7 @@
 import type { ObjectContext } from '@restatedev/restate-sdk';
 import type { UserContent } from '../../machines/agent-loop.types.js';
-import { type AgentLoopActor, createAgentLoop } from '../runtime/create-agent-loop.js';
 import type { RunFinished } from '../events/telemetry-events.js';
+import { type AgentLoopActor, createAgentLoop } from '../runtime/create-agent-loop.js';
 import { turnRecord } from '../runtime/turn-record.js';
 import type { TokenCounter } from '../tokens/types.js';
 import { durableModel } from './durable-model.js';

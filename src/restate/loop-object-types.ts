@@ -1,8 +1,8 @@
 import type { UserContent } from '../../machines/agent-loop.types.js';
+import type { SerializedError } from '../events/telemetry-events.js';
 import type { RunOutcome } from '../log/events.js';
 import type { ModelUsage } from '../model/types.js';
 import type { AgentLoopOptions } from '../runtime/create-agent-loop.js';
-import type { SerializedError } from '../events/telemetry-events.js';
 import type { Item } from '../transcript/types.js';
 import type { TelemetryRecord } from './telemetry-recorder.js';
 
