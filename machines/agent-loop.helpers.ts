@@ -8,6 +8,7 @@ import type {
   AgentLoopActorName,
   AgentLoopActorTypes,
   AgentLoopContext,
+  CompactInput,
   FinishRunInput,
 } from './agent-loop.types.js';
 
@@ -88,6 +89,16 @@ export function finishInput({ context }: { context: AgentLoopContext }): FinishR
     outcome: context.finishing?.outcome ?? 'failed',
     steps: context.steps,
     error: context.finishing?.error ?? null,
+  };
+}
+
+/** The input of the compaction steps (`compact`, `emergencyPrune`): why, which try, where. */
+export function compactionInput({ context }: { context: AgentLoopContext }): CompactInput {
+  return {
+    ...runOf(context),
+    reason: context.compactionReason ?? 'threshold',
+    attempt: context.consecutiveCompactions,
+    point: context.point ?? 'BeforeInference',
   };
 }
 

@@ -4,6 +4,7 @@ import type { TelemetryEvent } from '../src/events/telemetry-events.js';
 import { providerRefusal } from './agent-loop.errors.js';
 import {
   abortedByHost,
+  compactionInput,
   DEFAULT_MAX_CONSECUTIVE_COMPACTIONS,
   DEFAULT_MAX_STEPS_PER_RUN,
   failureOf,
@@ -377,12 +378,7 @@ export const agentLoopMachine = setup({
           invoke: {
             id: 'compact',
             src: 'compact',
-            input: ({ context }) => ({
-              ...runOf(context),
-              reason: context.compactionReason ?? 'threshold',
-              attempt: context.consecutiveCompactions,
-              point: context.point ?? 'BeforeInference',
-            }),
+            input: compactionInput,
             onDone: [
               {
                 guard: 'compactionInvalid',
@@ -424,12 +420,7 @@ export const agentLoopMachine = setup({
           invoke: {
             id: 'emergencyPrune',
             src: 'emergencyPrune',
-            input: ({ context }) => ({
-              ...runOf(context),
-              reason: context.compactionReason ?? 'threshold',
-              attempt: context.consecutiveCompactions,
-              point: context.point ?? 'BeforeInference',
-            }),
+            input: compactionInput,
             onDone: [
               {
                 guard: 'pruneInvalid',
