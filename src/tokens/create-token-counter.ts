@@ -10,7 +10,7 @@ import type { TokenCounter, TokenEncoding } from './types.js';
 export interface TokenCounterOptions {
   /** o200k_base for gpt-4o, gpt-4.1, gpt-5 and the o-series; cl100k_base for gpt-4 and gpt-3.5. */
   readonly encoding?: TokenEncoding;
-  /** Item counts kept, least recently used evicted first; a count is a few dozen bytes. */
+  /** Item counts kept (the older half is evicted in bulk); a count is a few dozen bytes. */
   readonly maxCachedItems?: number;
 }
 
