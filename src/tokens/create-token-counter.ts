@@ -1,10 +1,17 @@
 import { ConfigError } from '../errors/config-error.js';
 import type { Item } from '../transcript/types.js';
-import { assertCountableItem, countItemTokens, type ItemCountingRules } from './count-item.js';
+import {
+  assertCountableItem,
+  countItemTokens,
+  type ItemCountingRules,
+  type ItemParts,
+} from './count-item.js';
 import { createTextCounter } from './count-text.js';
+import { derivedItemSource } from './derived-items.js';
 import { createItemTokenCache, DEFAULT_MAX_CACHED_ITEMS } from './item-token-cache.js';
 import { loadEncoding } from './load-encoding.js';
 import { ITEM_ROLES } from './message-overhead.js';
+import type { PartCounts } from './part-counts.js';
 import type { TokenCounter, TokenEncoding } from './types.js';
 
 export interface TokenCounterOptions {
@@ -39,14 +46,29 @@ export async function createTokenCounter({
     },
   };
   const cache = createItemTokenCache({ maxEntries: maxCachedItems });
+  // Per-text counts of the assistant items counted, so their stripped copies are not tokenized again.
+  const partCounts = new WeakMap<Item, PartCounts>();
 
   const countItemAt = (item: Item, index: number): number => {
     assertCountableItem(item, index);
     const cached = cache.get(item);
     if (cached !== undefined) return cached;
-    const tokens = countItemTokens({ item, index, rules });
+    const tokens = countItemTokens({ item, index, rules, parts: partsOf(item) });
     cache.set(item, tokens);
     return tokens;
+  };
+
+  const partsOf = (item: Item): ItemParts => {
+    if (
+      item.kind !== 'assistant' ||
+      (item.reasoning === undefined && item.toolCalls === undefined)
+    ) {
+      return {};
+    }
+    const source = derivedItemSource(item);
+    const record: PartCounts = [];
+    partCounts.set(item, record);
+    return { known: source === undefined ? undefined : partCounts.get(source), record };
   };
 
   return {
