@@ -17,11 +17,12 @@ export interface ItemCountingRules {
 }
 
 /**
- * How an assistant item's texts are counted: `known` holds counts of the item it was copied
- * from, reused for texts that are unchanged; `record` receives this item's counts.
+ * How an item's texts are counted: `known` holds counts of the item it was copied from (and of
+ * earlier copies of that item), reused for texts that are unchanged; `record` receives this
+ * item's counts.
  */
 export interface ItemParts {
-  readonly known?: PartCounts | undefined;
+  readonly known?: readonly (PartCounts | undefined)[];
   readonly record?: PartCounts | undefined;
 }
 
@@ -60,7 +61,7 @@ export function countItemTokens({
 
   switch (item.kind) {
     case 'user':
-      return message + name(item.name) + countUserContent({ item, text });
+      return message + name(item.name, 'name') + countUserContent({ item, text });
     case 'assistant':
       return (
         message +
@@ -70,7 +71,7 @@ export function countItemTokens({
         countToolCalls({ item, text, index })
       );
     case 'toolResult':
-      return message + text(item.content, 'content');
+      return message + text(item.content, 'content', 'content');
     case 'context':
       // A context tag such as `loopkeeper:compaction_summary` is not a name OpenAI accepts, so
       // toChatMessages leaves it out of the request (unless told to keep it): it costs nothing.
@@ -80,8 +81,8 @@ export function countItemTokens({
         !isSendableName(item.name) &&
         item.chatShape?.keepName !== true
           ? 0
-          : name(item.name)) +
-        text(item.text, 'text')
+          : name(item.name, 'name')) +
+        text(item.text, 'text', 'text')
       );
   }
 }
@@ -92,7 +93,7 @@ type PartCounter = (key: string, value: unknown, count: () => number) => number;
 
 function countUserContent({ item, text }: { item: UserItem; text: FieldCounter }): number {
   const content: unknown = item.content;
-  if (!Array.isArray(content)) return text(content, 'content');
+  if (!Array.isArray(content)) return text(content, 'content', 'content');
   let tokens = 0;
   for (const [partIndex, part] of (content as readonly UserContentPart[]).entries()) {
     const field = `content[${partIndex}]`;

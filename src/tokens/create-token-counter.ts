@@ -46,8 +46,11 @@ export async function createTokenCounter({
     },
   };
   const cache = createItemTokenCache({ maxEntries: maxCachedItems });
-  // Per-text counts of the assistant items counted, so their stripped copies are not tokenized again.
+  // Per-text counts of the assistant items counted, so their stripped copies are not tokenized
+  // again; and of the latest copy made of an item, so a copy made again alike (a placeholder
+  // for an output whose pruning was skipped last time) is not tokenized again either.
   const partCounts = new WeakMap<Item, PartCounts>();
+  const latestCopyParts = new WeakMap<Item, PartCounts>();
 
   const countItemAt = (item: Item, index: number): number => {
     assertCountableItem(item, index);
@@ -59,16 +62,16 @@ export async function createTokenCounter({
   };
 
   const partsOf = (item: Item): ItemParts => {
-    if (
-      item.kind !== 'assistant' ||
-      (item.reasoning === undefined && item.toolCalls === undefined)
-    ) {
-      return {};
-    }
     const source = derivedItemSource(item);
+    const hasParts =
+      item.kind === 'assistant' && (item.reasoning !== undefined || item.toolCalls !== undefined);
+    if (source === undefined && !hasParts) return {};
     const record: PartCounts = [];
-    partCounts.set(item, record);
-    return { known: source === undefined ? undefined : partCounts.get(source), record };
+    if (hasParts) partCounts.set(item, record);
+    if (source === undefined) return { record };
+    const known = [partCounts.get(source), latestCopyParts.get(source)];
+    latestCopyParts.set(source, record);
+    return { known, record };
   };
 
   return {
