@@ -1,5 +1,8 @@
-import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
-import { toChatMessages } from '../transcript/to-chat-messages.js';
+import type {
+  ChatCompletionCreateParamsBase,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
+import { renderedChatMessage } from '../transcript/chat/rendered-message.js';
 import type { Item } from '../transcript/types.js';
 import type { ModelRequest } from './types.js';
 
@@ -16,10 +19,7 @@ export function chatRequestBody({
   return {
     model,
     // The loop validates every transcript before a request, so it is not checked twice here.
-    messages: toChatMessages(sendableItems(request.transcript), {
-      ...(request.instructions !== undefined && { instructions: request.instructions }),
-      validate: false,
-    }),
+    messages: requestMessages(request.transcript, request.instructions),
     ...(temperature !== undefined && { temperature }),
     ...(request.tools.length > 0 && {
       tools: request.tools.map((tool) => ({
@@ -35,17 +35,69 @@ export function chatRequestBody({
   };
 }
 
+/** The messages built for one transcript array so far, and the items they were built from. */
+interface BuiltMessages {
+  readonly instructions: string | undefined;
+  readonly items: Item[];
+  readonly messages: ChatCompletionMessageParam[];
+}
+
+/**
+ * Messages by transcript array. The loop's history is one array that only grows until a
+ * compaction replaces it, so each request renders only the items added since the previous one.
+ */
+const built = new WeakMap<readonly Item[], BuiltMessages>();
+
+/**
+ * The request's messages: `instructions` as a leading system message, then one message per
+ * sendable item, as `toChatMessages` renders them. Built by extending the previous request's
+ * messages while `transcript` still starts with the items they were built from (checked by
+ * identity, which is cheap); rebuilt otherwise.
+ */
+function requestMessages(
+  transcript: readonly Item[],
+  instructions: string | undefined,
+): ChatCompletionMessageParam[] {
+  let state = built.get(transcript);
+  if (
+    state === undefined ||
+    state.instructions !== instructions ||
+    !startsWithBuilt(transcript, state)
+  ) {
+    state = {
+      instructions,
+      items: [],
+      messages: instructions === undefined ? [] : [{ role: 'system', content: instructions }],
+    };
+    built.set(transcript, state);
+  }
+  for (let index = state.items.length; index < transcript.length; index += 1) {
+    const item = transcript[index] as Item;
+    state.items.push(item);
+    if (isSendable(item)) state.messages.push(renderedChatMessage(item));
+  }
+  // A copy: the array kept here grows with the next request, the one handed out must not.
+  return state.messages.slice();
+}
+
+function startsWithBuilt(transcript: readonly Item[], state: BuiltMessages): boolean {
+  const { items } = state;
+  if (items.length > transcript.length) return false;
+  for (let index = 0; index < items.length; index += 1) {
+    if (items[index] !== transcript[index]) return false;
+  }
+  return true;
+}
+
 /**
  * Leaves out assistant items with neither text nor tool calls. Older logs can hold one (an empty
  * answer logged before the loop refused them); sent, it becomes `content: null` without
  * `tool_calls`, which OpenAI rejects with a 400, so one empty answer would poison the session.
  */
-function sendableItems(items: readonly Item[]): readonly Item[] {
-  const sendable = items.filter(
-    (item) =>
-      item.kind !== 'assistant' ||
-      (item.text !== undefined && item.text !== '') ||
-      (item.toolCalls !== undefined && item.toolCalls.length > 0),
+function isSendable(item: Item): boolean {
+  return (
+    item.kind !== 'assistant' ||
+    (item.text !== undefined && item.text !== '') ||
+    (item.toolCalls !== undefined && item.toolCalls.length > 0)
   );
-  return sendable.length === items.length ? items : sendable;
 }

@@ -9,46 +9,69 @@ import {
   NAME_OVERHEAD_TOKENS,
   TOOL_CALL_OVERHEAD_TOKENS,
 } from './message-overhead.js';
+import { knownPartCount, type PartCounts } from './part-counts.js';
 
 export interface ItemCountingRules {
   readonly countText: (text: string) => number;
   readonly roleTokens: Readonly<Record<ChatRole, number>>;
 }
 
-/** Tokens one item costs as a chat message, uncached. `index` only names the item in errors. */
+/**
+ * How an item's texts are counted: `known` holds counts of the item it was copied from (and of
+ * earlier copies of that item), reused for texts that are unchanged; `record` receives this
+ * item's counts.
+ */
+export interface ItemParts {
+  readonly known?: readonly (PartCounts | undefined)[];
+  readonly record?: PartCounts | undefined;
+}
+
+/**
+ * Tokens one item costs as a chat message, uncached. `index` only names the item in errors.
+ * A count is a sum over the item's texts (each counted alone) plus fixed overheads, which is
+ * why a copy's unchanged texts can keep their counts.
+ */
 export function countItemTokens({
   item,
   index = 0,
   rules,
+  parts = {},
 }: {
   readonly item: Item;
   readonly index?: number;
   readonly rules: ItemCountingRules;
+  readonly parts?: ItemParts;
 }): number {
   assertCountableItem(item, index);
-  const text = (value: unknown, field: string): number => {
-    if (typeof value !== 'string') throw invalidItem({ item, index, field, value });
-    return rules.countText(value);
+  const { known, record } = parts;
+  const part = (key: string, value: unknown, count: () => number): number => {
+    const tokens = knownPartCount(known, key, value) ?? count();
+    record?.push(key, value, tokens);
+    return tokens;
   };
-  const optionalText = (value: unknown, field: string): number =>
-    value === undefined ? 0 : text(value, field);
-  const name = (value: unknown): number =>
-    value === undefined ? 0 : text(value, 'name') + NAME_OVERHEAD_TOKENS;
+  const text = (value: unknown, field: string, key?: string): number => {
+    if (typeof value !== 'string') throw invalidItem({ item, index, field, value });
+    return key === undefined
+      ? rules.countText(value)
+      : part(key, value, () => rules.countText(value));
+  };
+  const name = (value: unknown, key?: string): number =>
+    value === undefined ? 0 : text(value, 'name', key) + NAME_OVERHEAD_TOKENS;
   const message = MESSAGE_OVERHEAD_TOKENS + rules.roleTokens[ITEM_ROLES[item.kind]];
 
   switch (item.kind) {
     case 'user':
-      return message + name(item.name) + countUserContent({ item, text });
+      return message + name(item.name, 'name') + countUserContent({ item, text });
     case 'assistant':
       return (
         message +
-        name(item.name) +
-        optionalText(item.text, 'text') +
-        countReasoning({ item, text, index }) +
+        name(item.name, 'name') +
+        (item.text === undefined ? 0 : text(item.text, 'text', 'text')) +
+        countReasoning({ item, text, part, index }) +
         countToolCalls({ item, text, index })
       );
     case 'toolResult':
-      return message + text(item.content, 'content');
+      return message + text(item.content, 'content', 'content');
     case 'context':
       // A context tag such as `loopkeeper:compaction_summary` is not a name OpenAI accepts, so
       // toChatMessages leaves it out of the request (unless told to keep it): it costs nothing.
@@ -58,17 +81,19 @@ export function countItemTokens({
         !isSendableName(item.name) &&
         item.chatShape?.keepName !== true
           ? 0
-          : name(item.name)) +
-        text(item.text, 'text')
+          : name(item.name, 'name')) +
+        text(item.text, 'text', 'text')
       );
   }
 }
 
-type FieldCounter = (value: unknown, field: string) => number;
+/** Counts a text field; with a `key`, through the item's part counts. */
+type FieldCounter = (value: unknown, field: string, key?: string) => number;
+type PartCounter = (key: string, value: unknown, count: () => number) => number;
 
 function countUserContent({ item, text }: { item: UserItem; text: FieldCounter }): number {
   const content: unknown = item.content;
-  if (!Array.isArray(content)) return text(content, 'content');
+  if (!Array.isArray(content)) return text(content, 'content', 'content');
   let tokens = 0;
   for (const [partIndex, part] of (content as readonly UserContentPart[]).entries()) {
     const field = `content[${partIndex}]`;
@@ -84,10 +109,12 @@ function countUserContent({ item, text }: { item: UserItem; text: FieldCounter }
 function countReasoning({
   item,
   text,
+  part,
   index,
 }: {
   item: AssistantItem;
   text: FieldCounter;
+  part: PartCounter;
   index: number;
 }): number {
   if (item.reasoning === undefined) return 0;
@@ -102,7 +129,9 @@ function countReasoning({
     return value;
   });
   // Sent as one `reasoning_content` string, parts joined by a blank line.
-  return texts.length === 0 ? 0 : text(texts.join('\n\n'), 'reasoning');
+  return texts.length === 0
+    ? 0
+    : part('reasoning', item.reasoning, () => text(texts.join('\n\n'), 'reasoning'));
 }
 
 function countToolCalls({
@@ -120,10 +149,16 @@ function countToolCalls({
   }
   let tokens = 0;
   for (const [callIndex, call] of item.toolCalls.entries()) {
+    // Keyed by call id, so a copy that dropped some calls still finds the others' counts.
+    const key = typeof call?.id === 'string' ? `call ${call.id}` : undefined;
     tokens +=
       TOOL_CALL_OVERHEAD_TOKENS +
-      text(call?.name, `toolCalls[${callIndex}].name`) +
-      text(call?.arguments, `toolCalls[${callIndex}].arguments`);
+      text(call?.name, `toolCalls[${callIndex}].name`, key === undefined ? key : `${key} name`) +
+      text(
+        call?.arguments,
+        `toolCalls[${callIndex}].arguments`,
+        key === undefined ? key : `${key} arguments`,
+      );
   }
   return tokens;
 }

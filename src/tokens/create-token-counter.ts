@@ -1,16 +1,23 @@
 import { ConfigError } from '../errors/config-error.js';
 import type { Item } from '../transcript/types.js';
-import { assertCountableItem, countItemTokens, type ItemCountingRules } from './count-item.js';
+import {
+  assertCountableItem,
+  countItemTokens,
+  type ItemCountingRules,
+  type ItemParts,
+} from './count-item.js';
 import { createTextCounter } from './count-text.js';
+import { derivedItemSource } from './derived-items.js';
 import { createItemTokenCache, DEFAULT_MAX_CACHED_ITEMS } from './item-token-cache.js';
 import { loadEncoding } from './load-encoding.js';
 import { ITEM_ROLES } from './message-overhead.js';
+import type { PartCounts } from './part-counts.js';
 import type { TokenCounter, TokenEncoding } from './types.js';
 
 export interface TokenCounterOptions {
   /** o200k_base for gpt-4o, gpt-4.1, gpt-5 and the o-series; cl100k_base for gpt-4 and gpt-3.5. */
   readonly encoding?: TokenEncoding;
-  /** Item counts kept, least recently used evicted first; a count is a few dozen bytes. */
+  /** Item counts kept (the older half is evicted in bulk); a count is a few dozen bytes. */
   readonly maxCachedItems?: number;
 }
 
@@ -39,14 +46,32 @@ export async function createTokenCounter({
     },
   };
   const cache = createItemTokenCache({ maxEntries: maxCachedItems });
+  // Per-text counts of the assistant items counted, so their stripped copies are not tokenized
+  // again; and of the latest copy made of an item, so a copy made again alike (a placeholder
+  // for an output whose pruning was skipped last time) is not tokenized again either.
+  const partCounts = new WeakMap<Item, PartCounts>();
+  const latestCopyParts = new WeakMap<Item, PartCounts>();
 
   const countItemAt = (item: Item, index: number): number => {
     assertCountableItem(item, index);
     const cached = cache.get(item);
     if (cached !== undefined) return cached;
-    const tokens = countItemTokens({ item, index, rules });
+    const tokens = countItemTokens({ item, index, rules, parts: partsOf(item) });
     cache.set(item, tokens);
     return tokens;
+  };
+
+  const partsOf = (item: Item): ItemParts => {
+    const source = derivedItemSource(item);
+    const hasParts =
+      item.kind === 'assistant' && (item.reasoning !== undefined || item.toolCalls !== undefined);
+    if (source === undefined && !hasParts) return {};
+    const record: PartCounts = [];
+    if (hasParts) partCounts.set(item, record);
+    if (source === undefined) return { record };
+    const known = [partCounts.get(source), latestCopyParts.get(source)];
+    latestCopyParts.set(source, record);
+    return { known, record };
   };
 
   return {

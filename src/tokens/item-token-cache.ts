@@ -3,9 +3,13 @@ import type { Item } from '../transcript/types.js';
 export const DEFAULT_MAX_CACHED_ITEMS = 100_000;
 
 /**
- * Token counts by item id, least recently used evicted first. Items are immutable, but a
- * replacement view may show an item under its original id with replaced content (a pruned
- * placeholder), so each entry also keeps the item's text length and a changed length is a miss.
+ * Token counts by item id, in two generations: entries land in the young map, and when it is
+ * full the old generation is dropped whole and the young one becomes old. A hit costs one
+ * lookup (a hit in the old generation moves the entry back to the young one), so counting a
+ * long, already counted history does no per-hit reordering. At most `maxEntries` are kept, and
+ * at least the newest half of them. Items are immutable, but a replacement view may show an
+ * item under its original id with replaced content (a pruned placeholder), so each entry also
+ * keeps the item's text length and a changed length is a miss.
  */
 export interface ItemTokenCache {
   get(item: Item): number | undefined;
@@ -24,27 +28,36 @@ export function createItemTokenCache({
 }: {
   readonly maxEntries?: number;
 } = {}): ItemTokenCache {
-  const entries = new Map<string, Entry>();
+  const generation = Math.max(1, Math.floor(maxEntries / 2));
+  // With room for a single entry there is no second generation to keep.
+  const keepOld = generation * 2 <= maxEntries;
+  let young = new Map<string, Entry>();
+  let old = new Map<string, Entry>();
+  const matches = (entry: Entry | undefined, item: Item): entry is Entry =>
+    entry !== undefined && entry.kind === item.kind && entry.length === textLength(item);
+  const insert = (id: string, entry: Entry): void => {
+    if (young.size >= generation && !young.has(id)) {
+      old = keepOld ? young : new Map();
+      young = new Map();
+    }
+    young.set(id, entry);
+  };
   return {
     get(item) {
-      const entry = entries.get(item.id);
-      if (entry === undefined) return undefined;
-      if (entry.kind !== item.kind || entry.length !== textLength(item)) return undefined;
-      // Re-inserting moves the entry to the young end of the Map's insertion order.
-      entries.delete(item.id);
-      entries.set(item.id, entry);
-      return entry.tokens;
+      const entry = young.get(item.id);
+      if (entry !== undefined) return matches(entry, item) ? entry.tokens : undefined;
+      const aged = old.get(item.id);
+      if (!matches(aged, item)) return undefined;
+      old.delete(item.id);
+      insert(item.id, aged);
+      return aged.tokens;
     },
     set(item, tokens) {
-      entries.delete(item.id);
-      entries.set(item.id, { kind: item.kind, length: textLength(item), tokens });
-      if (entries.size > maxEntries) {
-        const oldest = entries.keys().next();
-        if (oldest.done !== true) entries.delete(oldest.value);
-      }
+      old.delete(item.id);
+      insert(item.id, { kind: item.kind, length: textLength(item), tokens });
     },
     get size() {
-      return entries.size;
+      return young.size + old.size;
     },
   };
 }

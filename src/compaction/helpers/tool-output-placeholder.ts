@@ -95,6 +95,30 @@ export function isPrunedToolResult(item: ToolResultItem): boolean {
 }
 
 /**
+ * Default placeholders already written, by the output they replace: the default is a pure
+ * function of the output and its size, and writing it scans the whole output, which a pruning
+ * skipped for too small a saving would otherwise repeat at every step.
+ */
+const defaultPlaceholders = new WeakMap<
+  ToolResultItem,
+  { readonly tokens: number; readonly content: string }
+>();
+
+function placeholderText(
+  item: ToolResultItem,
+  placeholder: ToolOutputPlaceholder,
+  facts: PrunedToolOutput,
+): string {
+  if (typeof placeholder === 'string') return placeholder;
+  if (placeholder !== defaultToolOutputPlaceholder) return placeholder(facts);
+  const written = defaultPlaceholders.get(item);
+  if (written !== undefined && written.tokens === facts.tokens) return written.content;
+  const content = placeholder(facts);
+  defaultPlaceholders.set(item, { tokens: facts.tokens, content });
+  return content;
+}
+
+/**
  * The pruned copy of a result and the tokens it saves, or undefined when it is already pruned
  * or the placeholder would not be smaller than the output.
  */
@@ -105,7 +129,7 @@ export function pruneToolOutput(
 ): { readonly item: ToolResultItem; readonly saved: number } | undefined {
   if (isPrunedToolResult(item)) return undefined;
   // Per-item counts are cached by id, so sizing old outputs costs no tokenizing; only the
-  // short placeholder is new text.
+  // short placeholder is new text, and counted once for as long as it stays the same.
   const facts: PrunedToolOutput = {
     toolName: item.toolName,
     callId: item.callId,
@@ -114,7 +138,7 @@ export function pruneToolOutput(
     characters: item.content.length,
     content: item.content,
   };
-  const content = typeof placeholder === 'string' ? placeholder : placeholder(facts);
+  const content = placeholderText(item, placeholder, facts);
   // The chat spelling of the old output (its text-part split) does not describe the placeholder.
   const { chatShape: _stale, ...rest } = item;
   const pruned = deriveItem(item, { ...rest, content }, PRUNED_ID_PREFIX);
