@@ -5,6 +5,7 @@ import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { billingBench } from './billing.js';
 import { perStepChartSvg } from './chart.js';
 import { compactionPassBench } from './compaction-pass.js';
+import { costRetentionBench } from './cost-retention.js';
 import { describeEnvironment } from './environment.js';
 import {
   buildLongSession,
@@ -45,6 +46,8 @@ report(await compactionPassBench({ sessions: [short, long], counter, scale }));
 report(await billingBench({ session: long, counter, scale }));
 report(await scaleBench({ session: long, counter, scale }));
 report(await tokenCountingBench({ session: long, scale, loadMilliseconds: loading.milliseconds }));
+const costRetention = await costRetentionBench({ counter });
+report(costRetention.section);
 
 // The benchmarks kept beside the counter and the log run as they are, each in a process of
 // its own, so the counter's load is measured cold and nothing here warms their caches.
@@ -78,13 +81,16 @@ const elapsed = formatMilliseconds(performance.now() - started);
 console.log(`Finished in ${elapsed}.`);
 
 if (scale.quick) {
-  console.log('A --quick run leaves docs/benchmarks.md and docs/benchmarks-chart.svg as they are.');
+  console.log(
+    'A --quick run leaves docs/benchmarks.md, docs/benchmarks-chart.svg and docs/benchmarks-cost-retention.svg as they are.',
+  );
 } else {
   const chartTitle = `Per-step overhead against session length (${formatCount(lean.toolCalls)} tool calls, ${formatCount(lean.tokens / 1000)}k tokens, 200k window)`;
   writeFileSync(
     `${root}docs/benchmarks-chart.svg`,
     perStepChartSvg({ series: perStep.chart, title: chartTitle }),
   );
+  writeFileSync(`${root}docs/benchmarks-cost-retention.svg`, costRetention.svg);
   const document = [
     '# Benchmarks',
     'loopkeeper against the libraries users would pick instead, measured side by side in one run on the same transcripts. Written by `npm run bench` (which installs the peers into `bench/node_modules` first); `npm run bench -- --quick` is a short run that prints the tables and leaves this page alone. Speed is only ever claimed here, never asserted in tests.',
@@ -96,5 +102,7 @@ if (scale.quick) {
     `Full run: ${elapsed}.`,
   ].join('\n\n');
   writeFileSync(`${root}docs/benchmarks.md`, `${document}\n`);
-  console.log('Wrote docs/benchmarks.md and docs/benchmarks-chart.svg.');
+  console.log(
+    'Wrote docs/benchmarks.md, docs/benchmarks-chart.svg and docs/benchmarks-cost-retention.svg.',
+  );
 }
