@@ -307,14 +307,12 @@ export async function costRetentionBench({
   const fixtures = loadTranscriptFixtures();
   const messagesByName = new Map(fixtures.map((fixture) => [fixture.file, fixture.messages]));
   const replays: Replay[] = [];
-  let toolTokens = 0;
   for (const fixture of fixtures) {
     const tokens = counter.count(fromChatMessages(fixture.messages));
     const line = Math.round(tokens * LINE_SHARE);
     const window = Math.ceil(line / 0.8);
     const { budget } = trigger({ window }).evaluate({ transcript: [], tokens: counter });
     const { requests, tools } = await replayLoop({ messages: fixture.messages, counter });
-    toolTokens = counter.countText(JSON.stringify(tools));
     replays.push({
       name: fixture.file,
       line: budget.maxTokens,
