@@ -5,7 +5,7 @@ export interface ChartSeries {
 }
 
 const COLORS = ['#1f6feb', '#7aa7f0', '#d1242f', '#8250df', '#bf8700', '#1a7f37', '#57606a'];
-const DASHED = new Set(['loopkeeper without compaction']);
+const DASHED = new Set(['floor', 'loopkeeper driver']);
 
 function escapeXml(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');

@@ -29,7 +29,7 @@ export interface LongSession {
   readonly steps: readonly SessionStep[];
   readonly toolCalls: number;
   readonly tokens: number;
-  /** How many times the five transcripts were replayed (a fraction for a partial last round). */
+  /** How many times the five transcripts were replayed, in tool calls (a fraction for a partial last round). */
   readonly rounds: number;
   /** Exact tokens of each item. */
   readonly itemTokens: readonly number[];
@@ -56,6 +56,29 @@ function renumberCalls(messages: readonly RawMessage[], copy: string): RawMessag
   });
 }
 
+/**
+ * The lean shape: the same recordings with each tool output cut to its first 100 characters,
+ * each assistant text to its first 100, and the system prompts sent in the first round only.
+ * It keeps the recordings' tool calls, their order and their protocol, at about 113 tokens per
+ * tool call, the 200k-token / 2,000-call shape the per-step benchmark is asked for.
+ */
+export const LEAN_TOOL_OUTPUT_CHARACTERS = 100;
+export const LEAN_ASSISTANT_TEXT_CHARACTERS = 100;
+
+function leanMessages(messages: readonly RawMessage[], copy: number): RawMessage[] {
+  const cut = (text: unknown, characters: number) =>
+    typeof text === 'string' && text.length > characters ? text.slice(0, characters) : text;
+  return messages
+    .filter((message) => copy === 0 || message.role !== 'system')
+    .map((message) => {
+      if (message.role === 'tool')
+        return { ...message, content: cut(message.content, LEAN_TOOL_OUTPUT_CHARACTERS) };
+      if (message.role === 'assistant')
+        return { ...message, content: cut(message.content, LEAN_ASSISTANT_TEXT_CHARACTERS) };
+      return message;
+    });
+}
+
 function callsOf(item: Item): number {
   return item.kind === 'assistant' ? (item.toolCalls?.length ?? 0) : 0;
 }
@@ -68,10 +91,13 @@ export function buildLongSession({
   counter,
   toolCalls = Number.POSITIVE_INFINITY,
   tokens = Number.POSITIVE_INFINITY,
+  lean = false,
 }: {
   readonly counter: TokenCounter;
   readonly toolCalls?: number;
   readonly tokens?: number;
+  /** The lean shape (see `LEAN_TOOL_OUTPUT_CHARACTERS`) instead of the recordings as they are. */
+  readonly lean?: boolean;
 }): LongSession {
   const fixtures = loadTranscriptFixtures();
   const items: Item[] = [];
@@ -82,7 +108,8 @@ export function buildLongSession({
   // Whole fixtures until both limits are passed, so the last step is complete.
   for (let copy = 0; calls < toolCalls && total < tokens; copy += 1) {
     for (const [fixtureNumber, fixture] of fixtures.entries()) {
-      const raw = renumberCalls(fixture.messages, `r${copy}f${fixtureNumber}`);
+      const recorded = lean ? leanMessages(fixture.messages, copy) : fixture.messages;
+      const raw = renumberCalls(recorded, `r${copy}f${fixtureNumber}`);
       let next = 0;
       const converted = fromChatMessages(raw, {
         createId: () => {
@@ -117,6 +144,15 @@ export function buildLongSession({
     if (soFarCalls >= toolCalls || soFarTokens >= tokens) break;
   }
   const last = steps.at(-1) as SessionStep;
+  const callsPerRound = fixtures.reduce(
+    (sum, fixture) =>
+      sum +
+      fixture.messages.reduce(
+        (calls: number, message: RawMessage) => calls + (message.tool_calls?.length ?? 0),
+        0,
+      ),
+    0,
+  );
   return {
     items: items.slice(0, last.end),
     messages: messages.slice(0, last.end),
@@ -124,7 +160,7 @@ export function buildLongSession({
     steps,
     toolCalls: last.toolCallsSoFar,
     tokens: last.tokensSoFar,
-    rounds: last.end / fixtures.reduce((sum, fixture) => sum + fixture.messages.length, 0),
+    rounds: last.toolCallsSoFar / callsPerRound,
     itemTokens: itemTokens.slice(0, last.end),
   };
 }

@@ -11,6 +11,11 @@ export interface BenchScale {
   readonly chartPoints: number;
   /** Repeats of one measurement where a single run would be noisy. */
   readonly repeats: number;
+  /** Steps every contender of the per-step benchmark runs before it is measured. */
+  readonly warmUpSteps: number;
+  /** After those steps, each peer runs at least this many more times, and for this long. */
+  readonly warmUpRuns: number;
+  readonly warmUpMilliseconds: number;
   /** Steps of the billed-token replay. */
   readonly billingSteps: number;
   readonly actors: number;
@@ -33,8 +38,11 @@ export function benchScale({
         toolCalls: 500,
         compactionTokens: 200_000,
         windowSteps: 10,
-        chartPoints: 8,
+        chartPoints: 6,
         repeats: 1,
+        warmUpSteps: 200,
+        warmUpRuns: 200,
+        warmUpMilliseconds: 500,
         billingSteps: 500,
         actors: 200,
         itemsPerActor: 50,
@@ -48,6 +56,9 @@ export function benchScale({
         windowSteps: 40,
         chartPoints: 16,
         repeats: 5,
+        warmUpSteps: 300,
+        warmUpRuns: 1_000,
+        warmUpMilliseconds: 2_000,
         billingSteps: 500,
         actors: 1_000,
         itemsPerActor: 50,

@@ -1,10 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { SessionEntry } from '@mariozechner/pi-coding-agent';
-import type { TokenCounter } from '../../src/tokens/types.js';
+import type { TokenCounter } from '../../src/index.js';
 import { windowBudget } from './budget.js';
 import type { ChartSeries } from './chart.js';
 import type { LongSession, SessionStep } from './long-session.js';
+import { type ActorStep, runActorSession } from './loopkeeper-actor.js';
 import { LoopkeeperDriver, type StepTiming } from './loopkeeper-driver.js';
 import { markdownTable, type ReportSection } from './markdown.js';
 import type { BenchScale } from './options.js';
@@ -15,14 +16,16 @@ import {
   trimToBudget,
 } from './peers/langchain.js';
 import { type CoreMessage, createMastraLimiter, toCoreMessages } from './peers/mastra.js';
+import { PiSession, piSettings, toPiEntries } from './peers/pi.js';
 import {
-  type PiMessage,
-  piPrepare,
-  piSettings,
-  piThresholdCheck,
-  toPiEntries,
-} from './peers/pi.js';
-import { formatCount, formatMilliseconds, formatRatio, median, timed } from './stats.js';
+  formatBytes,
+  formatCount,
+  formatMilliseconds,
+  formatRatio,
+  median,
+  percentile,
+  timed,
+} from './stats.js';
 
 const WINDOW = 200_000;
 
@@ -34,7 +37,13 @@ interface PeerContender {
   grow(start: number, end: number): void;
   /** Called on steps that are not measured, for peers whose caches must still see every message. */
   catchUp?(): Promise<void>;
+  /** Stateful peers run (and are timed) on every step, not only in the measured windows. */
+  readonly everyStep?: boolean;
+  /** The steps the peer works on (its real cadence); on the others its cost is 0. Default: all. */
+  runsAt?(index: number): boolean;
   run(): unknown;
+  /** A sentence for the notes, once the session has run. */
+  describe?(): string;
 }
 
 export interface PerStepResult {
@@ -42,15 +51,33 @@ export interface PerStepResult {
   readonly chart: readonly ChartSeries[];
 }
 
-/** Steps measured for every contender: a window at the start, one at the end, chart points between. */
-function measuredSteps({ steps, scale }: { steps: number; scale: BenchScale }) {
-  const window = Math.min(scale.windowSteps, Math.floor(steps / 4));
-  const start = new Set(Array.from({ length: window }, (_, index) => index));
-  const end = new Set(Array.from({ length: window }, (_, index) => steps - window + index));
-  const points = Array.from({ length: scale.chartPoints }, (_, index) =>
-    Math.round((index * (steps - 1)) / (scale.chartPoints - 1)),
-  );
-  return { start, end, points: new Set(points), pointList: points, window };
+/** A run of consecutive session steps [first, last] where every contender is measured. */
+interface StepWindow {
+  readonly first: number;
+  readonly last: number;
+}
+
+/** `count` windows of `size` steps, evenly spread from the start of the session to its end. */
+function stepWindows({ steps, scale }: { steps: number; scale: BenchScale }): StepWindow[] {
+  const size = Math.max(1, Math.min(scale.windowSteps, Math.floor(steps / scale.chartPoints)));
+  return Array.from({ length: scale.chartPoints }, (_, index) => {
+    const first = Math.round((index * (steps - size)) / (scale.chartPoints - 1));
+    return { first, last: first + size - 1 };
+  });
+}
+
+interface Summary {
+  readonly median: number;
+  readonly mean: number;
+  readonly p95: number;
+}
+
+function summarize(values: readonly number[]): Summary {
+  return {
+    median: median(values),
+    mean: values.length === 0 ? Number.NaN : values.reduce((a, b) => a + b, 0) / values.length,
+    p95: percentile(values, 0.95),
+  };
 }
 
 function peerContenders({
@@ -71,16 +98,20 @@ function peerContenders({
   const model: ModelMessage[] = [];
 
   const allPiEntries = toPiEntries(items, session.itemTokens);
-  const piMessages: PiMessage[] = [];
-  const piEntries: SessionEntry[] = [];
-  const settings = piSettings({
-    keepRecentTokens: budget.target,
-    reserveTokens: WINDOW - budget.line,
+  const pi = new PiSession({
+    settings: piSettings({ keepRecentTokens: budget.target, reserveTokens: WINDOW - budget.line }),
+    contextWindow: WINDOW,
   });
 
   const allCore = toCoreMessages(items);
   const core: CoreMessage[] = [];
   const limiter = createMastraLimiter({ limit: budget.line });
+  const mastraCalls: number[] = [];
+  // Mastra's memory processors run when the agent recalls history: once per `generate` call,
+  // that is once per user message; the tool steps inside that call do not run them again.
+  const userAt = new Set(
+    session.steps.flatMap((step, index) => (items[step.end - 1]?.kind === 'user' ? [index] : [])),
+  );
 
   const allLangChain = toLangChainMessages(items);
   const langChain: BaseMessage[] = [];
@@ -90,36 +121,40 @@ function peerContenders({
   return [
     {
       name: 'AI SDK `pruneMessages`',
-      work: 'documented `prepareStep` options (reasoning and tool calls before the last 2 messages)',
+      work: 'documented `prepareStep` options (reasoning and tool calls before the last 2 messages), every step',
       grow: growInto(model, allModel),
       run: () => pruneForNextStep(model),
     },
     {
-      name: 'pi threshold check',
-      work: '`estimateContextTokens` + `shouldCompact`, what pi runs after each turn',
+      name: 'pi after each turn',
+      work: '`estimateContextTokens` + `shouldCompact`; when it fires, `prepareCompaction` and `buildSessionContext` (the LLM summary is not run)',
+      everyStep: true,
       grow(start, end) {
         for (let index = start; index < end; index += 1) {
-          const entry = allPiEntries[index] as SessionEntry;
-          if (entry.type === 'message') piMessages.push(entry.message);
+          pi.grow(allPiEntries[index] as SessionEntry, session.itemTokens[index] ?? 0);
         }
       },
-      run: () => piThresholdCheck({ messages: piMessages, contextWindow: WINDOW, settings }),
-    },
-    {
-      name: 'pi `prepareCompaction`',
-      work: 'cut point and messages to summarize, over the session entries',
-      grow: growInto(piEntries, allPiEntries),
-      run: () => piPrepare({ entries: piEntries, settings }),
+      run: () => pi.afterTurn(),
+      describe: () =>
+        `pi compacted ${pi.compactions} time${pi.compactions === 1 ? '' : 's'} over the session.`,
     },
     {
       name: 'Mastra `TokenLimiter`',
-      work: `newest messages within ${formatCount(budget.line)} tokens (js-tiktoken, no cache)`,
+      work: `newest messages within ${formatCount(budget.line)} tokens (js-tiktoken, no cache), once per user message as Mastra's memory runs it; 0 on other steps`,
       grow: growInto(core, allCore),
-      run: () => limiter.process(core),
+      runsAt: (index) => userAt.has(index),
+      run: () => {
+        const started = performance.now();
+        const limited = limiter.process(core);
+        mastraCalls.push(performance.now() - started);
+        return limited;
+      },
+      describe: () =>
+        `Mastra's \`TokenLimiter\` ran on ${formatCount(userAt.size)} of ${formatCount(session.steps.length)} steps (those ending on a user message); one call took ${formatMilliseconds(median(mastraCalls))} in the median over the measured windows.`,
     },
     {
       name: 'LangChain `trimMessages`',
-      work: `newest messages within ${formatCount(budget.line)} tokens, counter memoized per message`,
+      work: `newest messages within ${formatCount(budget.line)} tokens, counter memoized per message, before every model call`,
       grow: growInto(langChain, allLangChain),
       // A step that is not measured still counts its new messages, as a running app would, so
       // the next measured step is not charged for a backlog.
@@ -140,9 +175,18 @@ function stepItems(session: LongSession, step: SessionStep) {
   return session.items.slice(step.start, step.end);
 }
 
-/** Warms the JIT on a copy of the work, so the first measured steps are not charged for it. */
-async function warmUp({ session, counter }: { session: LongSession; counter: TokenCounter }) {
-  const shortSteps = session.steps.slice(0, Math.min(300, session.steps.length));
+/** Warms the JIT on copies of the work, so the first measured steps are not charged for it. */
+async function warmUp({
+  session,
+  counter,
+  scale,
+}: {
+  session: LongSession;
+  counter: TokenCounter;
+  scale: BenchScale;
+}) {
+  await runActorSession({ items: session.items, window: WINDOW, steps: scale.warmUpSteps });
+  const shortSteps = session.steps.slice(0, Math.min(scale.warmUpSteps, session.steps.length));
   const driver = await LoopkeeperDriver.start({
     counter,
     window: WINDOW,
@@ -150,19 +194,33 @@ async function warmUp({ session, counter }: { session: LongSession; counter: Tok
   });
   for (const step of shortSteps) await driver.step(stepItems(session, step));
   const budget = windowBudget({ window: WINDOW });
-  const end = shortSteps.at(-1)?.end ?? session.prelude;
   for (const peer of peerContenders({ session, budget })) {
-    peer.grow(0, end);
-    // Up to 20 runs or about a second each, whichever comes first: enough for the JIT to settle.
-    const until = performance.now() + 1_000;
-    for (let run = 0; run < 20 && performance.now() < until; run += 1) await peer.run();
+    peer.grow(0, session.prelude);
+    // Every step of the warm-up prefix, then repeated runs on its end, until the peer has run
+    // `warmUpRuns` times and for at least `warmUpMilliseconds`: µs-scale work needs thousands.
+    for (const step of shortSteps) {
+      peer.grow(step.start, step.end);
+      await peer.run();
+    }
+    // A slow peer (tens of ms a run) stops at five times the time instead of the run count.
+    const started = performance.now();
+    const elapsed = () => performance.now() - started;
+    for (
+      let run = 0;
+      elapsed() < scale.warmUpMilliseconds ||
+      (run < scale.warmUpRuns && elapsed() < 5 * scale.warmUpMilliseconds);
+      run += 1
+    ) {
+      await peer.run();
+    }
   }
 }
 
 /**
- * Per-step overhead: the long session replayed step by step. loopkeeper is timed on every step
- * (its state carries from step to step); each peer's per-step work depends only on the history
- * so far, so it is timed on the start and end windows and at the chart points.
+ * Per-step overhead of a running session. loopkeeper is the real actor (`createAgentLoop`)
+ * replaying the session, every step timed; its floor is measured beside each step. The driver
+ * row is the same bookkeeping without XState, telemetry or tools. Each peer's per-step work is
+ * timed in windows of consecutive steps spread along the session, at its real cadence.
  */
 export async function perStepBench({
   session,
@@ -174,8 +232,22 @@ export async function perStepBench({
   readonly scale: BenchScale;
 }): Promise<PerStepResult> {
   const budget = windowBudget({ window: WINDOW });
-  await warmUp({ session, counter });
-  const measured = measuredSteps({ steps: session.steps.length, scale });
+  await warmUp({ session, counter, scale });
+  const windows = stepWindows({ steps: session.steps.length, scale });
+  const inAnyWindow = new Set(
+    windows.flatMap((window) =>
+      Array.from({ length: window.last - window.first + 1 }, (_, offset) => window.first + offset),
+    ),
+  );
+  const callsAt = (index: number) => (session.steps[index] as SessionStep).toolCallsSoFar;
+
+  const actor = await runActorSession({ items: session.items, window: WINDOW });
+  // The actor's request after session step i is the first with steps[i].toolCallsSoFar calls made.
+  const actorIn = (window: StepWindow): ActorStep[] =>
+    actor.steps.filter(
+      (step) =>
+        step.toolCallsSoFar >= callsAt(window.first) && step.toolCallsSoFar <= callsAt(window.last),
+    );
 
   // Each contender gets a pass of its own, so one's garbage is not collected on another's time.
   const drive = async (compact: boolean) => {
@@ -187,10 +259,9 @@ export async function perStepBench({
     });
     const list: StepTiming[] = [];
     for (const step of session.steps) list.push(await driver.step(stepItems(session, step)));
-    return { driver, list };
+    return list;
   };
-  const { driver: loopkeeper, list: timings } = await drive(true);
-  const { list: growingTimings } = await drive(false);
+  const driverTimings = (await drive(true)).map((timing) => timing.total);
 
   const peers = peerContenders({ session, budget });
   const peerTimes = new Map<string, Map<number, number>>();
@@ -199,120 +270,175 @@ export async function perStepBench({
     peer.grow(0, session.prelude);
     for (const [index, step] of session.steps.entries()) {
       peer.grow(step.start, step.end);
-      const isPoint = measured.points.has(index);
-      if (!isPoint && !measured.start.has(index) && !measured.end.has(index)) {
+      const works = peer.runsAt?.(index) ?? true;
+      if (!inAnyWindow.has(index) && !peer.everyStep) {
         await peer.catchUp?.();
         continue;
       }
-      const runs: number[] = [];
-      for (let run = 0; run < (isPoint ? scale.repeats : 1); run += 1) {
-        runs.push((await timed(() => peer.run())).milliseconds);
-      }
-      times.set(index, median(runs));
+      times.set(index, works ? (await timed(() => peer.run())).milliseconds : 0);
     }
     peerTimes.set(peer.name, times);
   }
 
-  const inWindow = (values: readonly number[], window: Set<number>) =>
-    median(values.filter((_, index) => window.has(index)));
-  const pick = (list: readonly StepTiming[], key: keyof Omit<StepTiming, 'compacted'>) =>
-    list.map((timing) => timing[key]);
-  const lkStart = inWindow(pick(timings, 'total'), measured.start);
-  const lkEnd = inWindow(pick(timings, 'total'), measured.end);
+  const windowValues = (times: ReadonlyMap<number, number>, window: StepWindow) =>
+    [...times].filter(([index]) => index >= window.first && index <= window.last).map(([, v]) => v);
+  const driverMap = new Map(driverTimings.map((value, index) => [index, value]));
+  const first = windows[0] as StepWindow;
+  const last = windows.at(-1) as StepWindow;
+  const measuredOnly = (times: ReadonlyMap<number, number>) =>
+    windows.flatMap((window) => windowValues(times, window));
 
-  const rows: string[][] = [];
-  const row = (name: string, work: string, start: number, end: number) =>
-    rows.push([
-      name,
-      work,
-      formatMilliseconds(start),
-      formatMilliseconds(end),
-      formatRatio(end / start),
-      name.startsWith('↳') ? '—' : formatRatio(end / lkEnd),
-    ]);
-  row(
-    '**loopkeeper**',
-    'append, token total, trigger (compaction when it fires), request body',
-    lkStart,
-    lkEnd,
-  );
-  for (const [key, label] of [
-    ['bookkeeping', 'log + projection append, protocol check, incremental token total'],
-    ['trigger', '`contextWindowTrigger` check inside the compactor'],
-    ['request', '`chatRequestBody` (the OpenAI adapter’s request builder)'],
-  ] as const) {
-    row(
-      `↳ loopkeeper ${key}`,
-      label,
-      inWindow(pick(timings, key), measured.start),
-      inWindow(pick(timings, key), measured.end),
-    );
+  interface Row {
+    name: string;
+    work: string;
+    start: Summary;
+    end: Summary;
+    all: Summary;
   }
-  row(
-    'loopkeeper without compaction',
-    `same work, the effective history never compacted (grows to ${formatCount(session.tokens)} tokens)`,
-    inWindow(pick(growingTimings, 'total'), measured.start),
-    inWindow(pick(growingTimings, 'total'), measured.end),
-  );
+  const rows: Row[] = [];
+  const actorAll = windows.flatMap(actorIn);
+  const ms = (steps: readonly ActorStep[]) => steps.map((step) => step.milliseconds);
+  const floorOf = (steps: readonly ActorStep[]) =>
+    steps.map((step) => step.floorTokenize + step.floorSerialize);
+  rows.push({
+    name: '**loopkeeper** actor',
+    work: '`createAgentLoop` + `ScriptedModel` + replay tools, fresh counter, telemetry on: log the answer, run and log the tools, budget check (compaction when it fires), request body as JSON',
+    start: summarize(ms(actorIn(first))),
+    end: summarize(ms(actorIn(last))),
+    all: summarize(ms(actorAll)),
+  });
+  rows.push({
+    name: 'floor',
+    work: "exact cold tokenization of the step's new items + `JSON.stringify` of the request body",
+    start: summarize(floorOf(actorIn(first))),
+    end: summarize(floorOf(actorIn(last))),
+    all: summarize(floorOf(actorAll)),
+  });
+  rows.push({
+    name: 'loopkeeper driver (no XState, no telemetry)',
+    work: 'the bookkeeping between two model calls driven directly: append, token total, trigger, `chatRequestBody` (not serialized); shared warm counter',
+    start: summarize(windowValues(driverMap, first)),
+    end: summarize(windowValues(driverMap, last)),
+    all: summarize(measuredOnly(driverMap)),
+  });
   for (const peer of peers) {
     const times = peerTimes.get(peer.name) as Map<number, number>;
-    const windowMedian = (window: Set<number>) =>
-      median([...times].filter(([index]) => window.has(index)).map(([, value]) => value));
-    row(peer.name, peer.work, windowMedian(measured.start), windowMedian(measured.end));
+    rows.push({
+      name: peer.name,
+      work: peer.work,
+      start: summarize(windowValues(times, first)),
+      end: summarize(windowValues(times, last)),
+      all: summarize(measuredOnly(times)),
+    });
   }
+  const actorEnd = rows[0]?.end.median ?? Number.NaN;
+  const mainTable = markdownTable({
+    header: [
+      'contender',
+      'work per step',
+      'start median',
+      'end median',
+      'end mean',
+      'end p95',
+      'all windows: median / mean / p95',
+      'end median vs actor',
+    ],
+    rows: rows.map((row) => [
+      row.name,
+      row.work,
+      formatMilliseconds(row.start.median),
+      formatMilliseconds(row.end.median),
+      formatMilliseconds(row.end.mean),
+      formatMilliseconds(row.end.p95),
+      `${formatMilliseconds(row.all.median)} / ${formatMilliseconds(row.all.mean)} / ${formatMilliseconds(row.all.p95)}`,
+      formatRatio(row.end.median / actorEnd),
+    ]),
+    right: [2, 3, 4, 5, 6, 7],
+  });
 
-  const compactionSteps = timings.filter((timing) => timing.compacted);
-  const x = (index: number) => (session.steps[index] as SessionStep).toolCallsSoFar;
-  const near = (list: readonly StepTiming[], index: number) =>
-    median(
-      list
-        .slice(Math.max(0, index - 5), index + 6)
-        .filter((timing) => !timing.compacted)
-        .map((timing) => timing.total),
-    );
+  const pruneTimes = peerTimes.get('AI SDK `pruneMessages`') as Map<number, number>;
+  const alongTable = markdownTable({
+    header: [
+      'steps',
+      'tool calls',
+      'actor median / mean / p95',
+      'floor median',
+      'actor ÷ floor',
+      '`pruneMessages` median',
+      'actor ÷ `pruneMessages`',
+      'compactions in window',
+    ],
+    rows: windows.map((window) => {
+      const steps = actorIn(window);
+      const actorSummary = summarize(ms(steps));
+      const floor = median(floorOf(steps));
+      const prune = median(windowValues(pruneTimes, window));
+      return [
+        `${formatCount(window.first + 1)}–${formatCount(window.last + 1)}`,
+        `${formatCount(callsAt(window.first))}–${formatCount(callsAt(window.last))}`,
+        `${formatMilliseconds(actorSummary.median)} / ${formatMilliseconds(actorSummary.mean)} / ${formatMilliseconds(actorSummary.p95)}`,
+        formatMilliseconds(floor),
+        formatRatio(actorSummary.median / floor),
+        formatMilliseconds(prune),
+        formatRatio(actorSummary.median / prune),
+        formatCount(steps.filter((step) => step.compacted).length),
+      ];
+    }),
+    right: [2, 3, 4, 5, 6, 7],
+  });
+
+  const compactionSteps = actor.steps.filter((step) => step.compacted);
+  const whole = summarize(ms(actor.steps));
+  const x = (window: StepWindow) => callsAt(window.last);
   const chart: ChartSeries[] = [
     {
       name: 'loopkeeper',
-      points: measured.pointList.map((index) => ({ x: x(index), y: near(timings, index) })),
+      points: windows.map((window) => ({ x: x(window), y: median(ms(actorIn(window))) })),
     },
     {
-      name: 'loopkeeper without compaction',
-      points: measured.pointList.map((index) => ({ x: x(index), y: near(growingTimings, index) })),
+      name: 'floor',
+      points: windows.map((window) => ({ x: x(window), y: median(floorOf(actorIn(window))) })),
+    },
+    {
+      name: 'loopkeeper driver',
+      points: windows.map((window) => ({
+        x: x(window),
+        y: median(windowValues(driverMap, window)),
+      })),
     },
     ...peers.map((peer) => ({
       name: peer.name.replaceAll('`', ''),
-      points: measured.pointList.map((index) => ({
-        x: x(index),
-        y: peerTimes.get(peer.name)?.get(index) ?? Number.NaN,
+      points: windows.map((window) => ({
+        x: x(window),
+        // Medians of the steps the peer works on, so a per-turn cadence still shows its cost.
+        y: median(
+          windowValues(peerTimes.get(peer.name) as Map<number, number>, window).filter(
+            (value) => value > 0,
+          ),
+        ),
       })),
     })),
   ];
 
   const lastStep = session.steps.at(-1) as SessionStep;
+  const windowSize = first.last - first.first + 1;
   return {
     chart,
     section: {
       title: '1. Per-step overhead of a running session',
       intro: [
-        `The long session (${formatCount(session.steps.length)} steps, ${formatCount(session.toolCalls)} tool calls, ${formatCount(session.items.length)} items, ${formatCount(session.tokens)} tokens in the log) is replayed step by step for a ${formatCount(WINDOW)}-token window: trigger line ${formatCount(budget.line)}, target ${formatCount(budget.target)} tokens.`,
-        `A step is one model answer and what follows it (tool results, a user turn) up to the next request. Medians over the first and the last ${measured.window} steps; "vs loopkeeper" is the end median divided by loopkeeper's.`,
+        `The lean session (${formatCount(session.steps.length)} steps, ${formatCount(session.toolCalls)} tool calls, ${formatCount(session.items.length)} items, ${formatCount(session.tokens)} tokens in the log) is replayed step by step for a ${formatCount(WINDOW)}-token window: trigger line ${formatCount(budget.line)}, target ${formatCount(budget.target)} tokens.`,
+        `A step is one model answer and what follows it (tool results, a user turn) up to the next request. Every contender is measured in ${windows.length} windows of ${windowSize} consecutive steps spread from the start of the session to its end; "start" and "end" are the first and the last window, compaction steps included.`,
+        "The loopkeeper actor is the real loop replaying the session; its time per step runs from the model's answer to the next request serialized. The floor is measured beside each of its steps: a second fresh counter tokenizes only the items new in that request, and the request body is serialized from chat messages already built.",
       ].join(' '),
-      body: markdownTable({
-        header: [
-          'contender',
-          'work per step',
-          'start (median)',
-          'end (median)',
-          'end ÷ start',
-          'end vs loopkeeper',
-        ],
-        rows,
-        right: [2, 3, 4, 5],
-      }),
+      body: `${mainTable}\n\nAlong the session (the loopkeeper actor against its floor and against AI SDK \`pruneMessages\`, window by window):\n\n${alongTable}`,
       notes: [
-        `loopkeeper compacted ${compactionSteps.length} time${compactionSteps.length === 1 ? '' : 's'} during the session (structural tier, then the extractive summary when still above target); those steps took ${formatMilliseconds(median(compactionSteps.map((timing) => timing.total)))} in the median and ${formatMilliseconds(Math.max(0, ...compactionSteps.map((timing) => timing.total)))} at most, and are part of the step times above (a median does not land on them). At the end the effective history held ${formatCount(loopkeeper.requestItems.length)} items (${formatCount(counter.count(loopkeeper.requestItems))} tokens) while the log held ${formatCount(lastStep.end)} items (${formatCount(session.tokens)} tokens): loopkeeper's per-step cost follows the effective history, which compaction keeps under the window.`,
-        "Peers keep the full history, as their frameworks do, and their per-step call is timed after the new messages were pushed (the push is not timed; loopkeeper's append, which writes the log, is).",
-        "No peer builds a provider request in these figures; loopkeeper's include `chatRequestBody`.",
+        `The actor ran ${formatCount(actor.steps.length + 1)} requests in ${formatMilliseconds(actor.steps.reduce((sum, step) => sum + step.milliseconds, 0))} of step time (${formatCount(actor.telemetryEvents)} telemetry events); over every step: median ${formatMilliseconds(whole.median)}, mean ${formatMilliseconds(whole.mean)}, p95 ${formatMilliseconds(whole.p95)}. It compacted ${formatCount(compactionSteps.length)} time${compactionSteps.length === 1 ? '' : 's'}${compactionSteps.length === 0 ? '' : `; those steps took ${formatMilliseconds(median(ms(compactionSteps)))} in the median and ${formatMilliseconds(Math.max(...ms(compactionSteps)))} at most, and count in the figures of their windows (and in the whole-session figures)`}. At the end the request held ${formatCount(actor.lastRequestItems)} items (${formatCount(actor.lastRequestTokens)} tokens) while the session replayed holds ${formatCount(lastStep.end)} items (${formatCount(session.tokens)} tokens; the replay adds a closing answer where a recording stops on tool calls and a \`Continue.\` turn where it goes on without a user message).`,
+        `Memory with the finished actor still held (its session, the replay plan, the counters' caches, the floor's chat messages): heap ${formatBytes(actor.heapBytes)} after full garbage collections, RSS ${formatBytes(actor.rssBytes)} for the whole bench process (the peers' libraries and the session copies included).`,
+        "The actor's steps include the replay tools (a map lookup each) and XState; the scripted model's own work (its usage estimate, with a counter of its own) is not timed. The driver row uses the counter the session was built with, so every item is already counted: it shows the bookkeeping without tokenization.",
+        "Peers keep the full history, as their frameworks do, and their call is timed after the step's messages were pushed (the push is not timed). No peer builds or serializes a provider request in these figures; the loopkeeper actor's include it.",
+        ...peers.flatMap((peer) => (peer.describe === undefined ? [] : [peer.describe()])),
+        `Warm-up before measuring: the actor and the driver over the first ${formatCount(scale.warmUpSteps)} steps; every peer over the same steps, then repeated runs for at least ${formatMilliseconds(scale.warmUpMilliseconds)} and ${formatCount(scale.warmUpRuns)} runs (a peer slower than that stops at ${formatMilliseconds(5 * scale.warmUpMilliseconds)}).`,
       ],
     },
   };

@@ -116,3 +116,13 @@ export function modelMessagesToItems(
     return derived;
   });
 }
+
+/** `pruneMessages` with tool calls kept in the last `keepLast` messages (reasoning as documented). */
+export function pruneKeepingLast(messages: ModelMessage[], keepLast: number): ModelMessage[] {
+  return pruneMessages({
+    messages,
+    reasoning: 'before-last-message',
+    toolCalls: `before-last-${keepLast}-messages`,
+    emptyMessages: 'remove',
+  });
+}

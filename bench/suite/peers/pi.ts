@@ -1,4 +1,4 @@
-import type { SessionEntry } from '@mariozechner/pi-coding-agent';
+import { buildSessionContext, type SessionEntry } from '@mariozechner/pi-coding-agent';
 import type { Item } from '../../../src/transcript/types.js';
 // prepareCompaction and estimateContextTokens are not exported from the package root (its
 // exports map lists only "." and "./hooks"), so they are imported from their module file.
@@ -148,4 +148,91 @@ export function piKeptItems({
   if (firstKeptEntryId === undefined) return [...items];
   const index = items.findIndex((item) => item.id === firstKeptEntryId);
   return index === -1 ? [...items] : items.slice(index);
+}
+
+/**
+ * A pi session as pi's agent runs it turn by turn: the session path grows, each assistant
+ * message carries the usage its provider reported (the context it was sent), and after each
+ * turn pi checks `shouldCompact` on `estimateContextTokens`; only when that fires does it run
+ * `prepareCompaction`, append a compaction entry and rebuild the context with
+ * `buildSessionContext`. The summary itself is an LLM call pi makes; it is not run here, and a
+ * one-line stand-in takes its place.
+ */
+export class PiSession {
+  readonly #entries: SessionEntry[] = [];
+  #messages: PiMessage[] = [];
+  readonly #settings: CompactionSettings;
+  readonly #contextWindow: number;
+  readonly #tokensById = new Map<string, number>();
+  #contextTokens = 0;
+  #leaf: string | null = null;
+  #compactions = 0;
+
+  constructor({
+    settings,
+    contextWindow,
+  }: {
+    readonly settings: CompactionSettings;
+    readonly contextWindow: number;
+  }) {
+    this.#settings = settings;
+    this.#contextWindow = contextWindow;
+  }
+
+  get compactions(): number {
+    return this.#compactions;
+  }
+
+  /** Appends one entry (a push, untimed), its message stamped with the usage of the context. */
+  grow(entry: SessionEntry, tokens: number): void {
+    if (entry.type !== 'message') return;
+    const message =
+      entry.message.role === 'assistant'
+        ? {
+            ...entry.message,
+            usage: {
+              ...entry.message.usage,
+              input: this.#contextTokens,
+              totalTokens: this.#contextTokens + entry.message.usage.output,
+            },
+          }
+        : entry.message;
+    const stamped: SessionEntry = { ...entry, parentId: this.#leaf, message };
+    this.#entries.push(stamped);
+    this.#messages.push(message);
+    this.#leaf = entry.id;
+    this.#tokensById.set(entry.id, tokens);
+    this.#contextTokens += tokens;
+  }
+
+  /** What pi runs after a turn: the threshold check, and the compaction's preparation when it fires. */
+  afterTurn(): boolean {
+    const fires = piThresholdCheck({
+      messages: this.#messages,
+      contextWindow: this.#contextWindow,
+      settings: this.#settings,
+    });
+    if (!fires) return false;
+    const preparation = prepareCompaction(this.#entries, this.#settings);
+    if (preparation === undefined) return false;
+    const id = `pi-compaction-${this.#compactions}`;
+    this.#entries.push({
+      type: 'compaction',
+      id,
+      parentId: this.#leaf,
+      timestamp: new Date(Date.UTC(2026, 10, 1)).toISOString(),
+      summary: `Summary ${this.#compactions} of the earlier conversation (an LLM call in pi; not run here).`,
+      firstKeptEntryId: preparation.firstKeptEntryId,
+      tokensBefore: preparation.tokensBefore,
+    });
+    this.#leaf = id;
+    this.#messages = buildSessionContext(this.#entries).messages as PiMessage[];
+    const kept = this.#entries.findIndex((entry) => entry.id === preparation.firstKeptEntryId);
+    this.#contextTokens = 20;
+    for (const entry of this.#entries.slice(kept)) {
+      this.#contextTokens += this.#tokensById.get(entry.id) ?? 0;
+    }
+    this.#compactions += 1;
+    return true;
+  }
 }

@@ -1,0 +1,426 @@
+import type { SessionEntry } from '@mariozechner/pi-coding-agent';
+import {
+  type Compactor,
+  contextWindowTrigger,
+  countRequest,
+  createAgentLoop,
+  createCompactor,
+  extractiveSummarizer,
+  fromChatMessages,
+  type Item,
+  MemorySessionStore,
+  type ModelAdapter,
+  runTurn,
+  type TokenCounter,
+  type ToolSpec,
+} from '../../src/index.js';
+import {
+  buildReplayPlan,
+  createReplayTools,
+  QUALITY_INSTRUCTIONS,
+  ScriptedModel,
+} from '../../src/testing/index.js';
+import { loadTranscriptFixtures } from '../../test/support/transcripts.js';
+import { type CostPoint, costRetentionSvg } from './cost-retention-chart.js';
+import { markdownTable, type ReportSection } from './markdown.js';
+import {
+  modelMessagesToItems,
+  pruneForNextStep,
+  pruneKeepingLast,
+  toModelMessages,
+} from './peers/ai-sdk.js';
+import {
+  createLangChainTokenCounter,
+  langChainMessagesToItems,
+  toLangChainMessages,
+  trimToBudget,
+} from './peers/langchain.js';
+import { piPrepare, piSettings, toPiEntries } from './peers/pi.js';
+import { averageRetention, type StepRetention, stepRetention } from './retention.js';
+import { formatCount, formatPercent, formatRatio } from './stats.js';
+
+/** The trigger line as a share of each transcript's tokens, as the quality harness's first line. */
+const LINE_SHARE = 0.3;
+/** Providers cache prompt prefixes of at least 1,024 tokens, in steps of 128 (OpenAI's rule). */
+const CACHE_MINIMUM = 1_024;
+const CACHE_STEP = 128;
+const PRICE_MODELS = [
+  { name: 'cached 0.1×', read: 0.1, write: 1 },
+  { name: 'cached 0.25×', read: 0.25, write: 1 },
+  { name: 'cached 0.5×', read: 0.5, write: 1 },
+  { name: 'cached 0.1×, writes 1.25×', read: 0.1, write: 1.25 },
+] as const;
+
+/** One transcript's replay: the requests an unmanaged loop sends, and the session's budget. */
+interface Replay {
+  readonly name: string;
+  readonly line: number;
+  readonly window: number;
+  readonly target: number;
+  readonly instructions: string;
+  readonly tools: readonly ToolSpec[];
+  readonly requests: readonly (readonly Item[])[];
+}
+
+interface Strategy {
+  readonly name: string;
+  readonly how: string;
+  /** The requests this strategy sends for the replay, one per request of the unmanaged loop. */
+  requests(replay: Replay): Promise<readonly (readonly Item[])[]>;
+}
+
+/** Replays one recording through the real loop and keeps a copy of every request. */
+async function replayLoop({
+  messages,
+  counter,
+  compactor,
+}: {
+  messages: readonly unknown[];
+  counter: TokenCounter;
+  compactor?: Compactor;
+}): Promise<{ requests: Item[][]; tools: readonly ToolSpec[] }> {
+  const plan = buildReplayPlan({
+    recordings: [{ name: 'replay', items: fromChatMessages(messages) }],
+  });
+  const scripted = new ScriptedModel({ turns: plan.answers, tokens: counter, streamDeltas: false });
+  const requests: Item[][] = [];
+  let tools: readonly ToolSpec[] = [];
+  const model: ModelAdapter = {
+    name: 'bench-replay',
+    generate(request) {
+      requests.push([...request.transcript]);
+      tools = request.tools;
+      return scripted.generate(request);
+    },
+  };
+  const loop = createAgentLoop({
+    model,
+    tools: createReplayTools({ toolNames: plan.toolNames, outputs: plan.outputs }),
+    instructions: QUALITY_INSTRUCTIONS,
+    store: new MemorySessionStore(),
+    tokens: counter,
+    maxStepsPerRun: 1_000,
+    ...(compactor === undefined ? {} : { compactor }),
+  });
+  loop.start();
+  for (const turn of plan.turns) {
+    const finished = await runTurn(loop, turn.content);
+    if (finished.outcome !== 'completed')
+      throw new Error(`bench: a replayed turn ended ${finished.outcome}`);
+  }
+  loop.stop();
+  return { requests, tools };
+}
+
+function trigger(replay: Pick<Replay, 'window'>, targetRatio?: number) {
+  return contextWindowTrigger({
+    window: replay.window,
+    outputReserve: 0,
+    ...(targetRatio === undefined ? {} : { targetRatio }),
+  });
+}
+
+/** The cost-leaning setting: a deeper target, and old tool outputs masked early, in batches. */
+export const COST_LEANING = {
+  targetRatio: 0.4,
+  protectRecentShare: 0.15,
+  minSavingsShare: 0.1,
+} as const;
+
+function strategies(counter: TokenCounter, messagesOf: (name: string) => readonly unknown[]) {
+  const loopkeeper = async (replay: Replay, compactor: Compactor) => {
+    const { requests } = await replayLoop({
+      messages: messagesOf(replay.name),
+      counter,
+      compactor,
+    });
+    if (requests.length !== replay.requests.length)
+      throw new Error('bench: a compacting replay sent a different number of requests');
+    return requests;
+  };
+  const list: Strategy[] = [
+    {
+      name: 'no management',
+      how: 'the whole history on every request (requests over the window are billed as if they fit)',
+      requests: async (replay) => replay.requests,
+    },
+    {
+      name: 'LangChain `trimMessages`',
+      how: 'newest messages within the line, starting on a human message, before every call',
+      async requests(replay) {
+        const tokenCounter = createLangChainTokenCounter();
+        const last = replay.requests.at(-1) ?? [];
+        const byId = new Map(last.map((item) => [item.id, item]));
+        const out: Item[][] = [];
+        for (const request of replay.requests) {
+          const trimmed = await trimToBudget(toLangChainMessages(request), {
+            maxTokens: replay.line,
+            tokenCounter,
+          });
+          out.push(langChainMessagesToItems(trimmed, byId));
+        }
+        return out;
+      },
+    },
+    {
+      name: 'AI SDK `pruneMessages`, last 2',
+      how: 'documented `prepareStep` options: tool calls and results dropped before the last 2 messages',
+      requests: async (replay) =>
+        replay.requests.map((request) =>
+          modelMessagesToItems(pruneForNextStep(toModelMessages(request)), request),
+        ),
+    },
+    {
+      name: 'AI SDK `pruneMessages`, last 10',
+      how: 'the same with `toolCalls: "before-last-10-messages"`',
+      requests: async (replay) =>
+        replay.requests.map((request) =>
+          modelMessagesToItems(pruneKeepingLast(toModelMessages(request), 10), request),
+        ),
+    },
+    {
+      name: "pi's cut",
+      how: "at the line, `prepareCompaction` keeps the newest target's worth of turns; pi's LLM summary of the rest is not run, so nothing stands for it",
+      async requests(replay) {
+        const settings = piSettings({
+          keepRecentTokens: replay.target,
+          reserveTokens: replay.window - replay.line,
+        });
+        const out: Item[][] = [];
+        let keptFrom = 0;
+        for (const request of replay.requests) {
+          let context = request.slice(keptFrom);
+          if (counter.count(context) > replay.line) {
+            const entries: SessionEntry[] = toPiEntries(
+              context,
+              context.map((item) => counter.countItem(item)),
+            );
+            const preparation = piPrepare({ entries, settings });
+            const index = request.findIndex((item) => item.id === preparation?.firstKeptEntryId);
+            if (index > keptFrom) keptFrom = index;
+            context = request.slice(keptFrom);
+          }
+          out.push(context);
+        }
+        return out;
+      },
+    },
+    {
+      name: '**loopkeeper** default',
+      how: '`createCompactor({trigger: contextWindowTrigger(...), backend: extractiveSummarizer()})`',
+      requests: (replay) =>
+        loopkeeper(
+          replay,
+          createCompactor({ trigger: trigger(replay), backend: extractiveSummarizer() }),
+        ),
+    },
+    {
+      name: '**loopkeeper** cost-leaning',
+      how: `the same with \`targetRatio: ${COST_LEANING.targetRatio}\` and \`structural: {pruneToolResults: {protectRecentTokens: ${COST_LEANING.protectRecentShare} × target, minSavingsTokens: ${COST_LEANING.minSavingsShare} × target}}\`: old outputs masked in batches, placeholders keep their facts`,
+      requests: (replay) => {
+        const target = replay.line * COST_LEANING.targetRatio;
+        return loopkeeper(
+          replay,
+          createCompactor({
+            trigger: trigger(replay, COST_LEANING.targetRatio),
+            backend: extractiveSummarizer(),
+            structural: {
+              pruneToolResults: {
+                protectRecentTokens: Math.round(target * COST_LEANING.protectRecentShare),
+                minSavingsTokens: Math.round(target * COST_LEANING.minSavingsShare),
+              },
+            },
+          }),
+        );
+      },
+    },
+  ];
+  return list;
+}
+
+interface Bill {
+  prompt: number;
+  cached: number;
+  /** Uncached tokens of requests that follow a cache break (the prefix changed), for the notes. */
+  billed: number[];
+  overWindow: number;
+  breaks: number;
+}
+
+/** Bills a replay's requests: the unchanged prefix of each (instructions, tools, leading items) is cached. */
+function bill({
+  replay,
+  requests,
+  counter,
+  toolTokens,
+  into,
+}: {
+  replay: Replay;
+  requests: readonly (readonly Item[])[];
+  counter: TokenCounter;
+  toolTokens: number;
+  into: Bill;
+}): void {
+  const head = countRequest({ counter, items: [], instructions: replay.instructions }) + toolTokens;
+  let previous: readonly Item[] = [];
+  for (const [index, request] of requests.entries()) {
+    const total = head + counter.count(request);
+    let shared = 0;
+    let prefix = index === 0 ? 0 : head;
+    while (
+      index > 0 &&
+      shared < previous.length &&
+      shared < request.length &&
+      previous[shared]?.id === request[shared]?.id
+    ) {
+      prefix += counter.countItem(request[shared] as Item);
+      shared += 1;
+    }
+    if (index > 0 && shared < previous.length) into.breaks += 1;
+    const cached = prefix >= CACHE_MINIMUM ? Math.floor(prefix / CACHE_STEP) * CACHE_STEP : 0;
+    into.prompt += total;
+    into.cached += cached;
+    PRICE_MODELS.forEach((price, position) => {
+      into.billed[position] =
+        (into.billed[position] ?? 0) + (total - cached) * price.write + cached * price.read;
+    });
+    if (total > replay.window) into.overWindow += 1;
+    previous = request;
+  }
+}
+
+export interface CostRetentionResult {
+  readonly section: ReportSection;
+  readonly svg: string;
+}
+
+/**
+ * Cost against retention: every bundled transcript replayed at a line of 30% of its tokens,
+ * each strategy's requests billed with a prefix cache under four price models, and the share of
+ * the earlier work (goal, paths, error lines, identifiers) each request still shows.
+ */
+export async function costRetentionBench({
+  counter,
+}: {
+  readonly counter: TokenCounter;
+}): Promise<CostRetentionResult> {
+  const fixtures = loadTranscriptFixtures();
+  const messagesByName = new Map(fixtures.map((fixture) => [fixture.file, fixture.messages]));
+  const replays: Replay[] = [];
+  for (const fixture of fixtures) {
+    const tokens = counter.count(fromChatMessages(fixture.messages));
+    const line = Math.round(tokens * LINE_SHARE);
+    const window = Math.ceil(line / 0.8);
+    const { budget } = trigger({ window }).evaluate({ transcript: [], tokens: counter });
+    const { requests, tools } = await replayLoop({ messages: fixture.messages, counter });
+    replays.push({
+      name: fixture.file,
+      line: budget.maxTokens,
+      window,
+      target: budget.targetTokens,
+      instructions: QUALITY_INSTRUCTIONS,
+      tools,
+      requests,
+    });
+  }
+
+  const rows: string[][] = [];
+  const points: CostPoint[] = [];
+  const results: { name: string; billed: number[]; overall: number }[] = [];
+  for (const strategy of strategies(counter, (name) => messagesByName.get(name) ?? [])) {
+    const total: Bill = { prompt: 0, cached: 0, billed: [], overWindow: 0, breaks: 0 };
+    const retention: StepRetention[] = [];
+    for (const replay of replays) {
+      const requests = await strategy.requests(replay);
+      bill({
+        replay,
+        requests,
+        counter,
+        toolTokens: counter.countText(JSON.stringify(replay.tools)),
+        into: total,
+      });
+      for (let index = 1; index < requests.length; index += 1) {
+        retention.push(
+          stepRetention({
+            earlier: replay.requests[index - 1] ?? [],
+            request: requests[index] ?? [],
+            instructions: replay.instructions,
+          }),
+        );
+      }
+    }
+    const kept = averageRetention(retention);
+    results.push({ name: strategy.name, billed: total.billed, overall: kept.overall });
+    points.push({
+      name: strategy.name.replaceAll('*', '').replaceAll('`', ''),
+      cost: total.billed[0] ?? 0,
+      retention: kept.overall,
+    });
+    rows.push([
+      strategy.name,
+      strategy.how,
+      formatCount(total.prompt),
+      formatPercent(total.cached / total.prompt),
+      ...total.billed.map(formatCount),
+      formatCount(total.breaks),
+      formatCount(total.overWindow),
+      formatPercent(kept.goal),
+      formatPercent(kept.paths),
+      formatPercent(kept.errorLines),
+      formatPercent(kept.identifiers),
+      `**${formatPercent(kept.overall)}**`,
+    ]);
+  }
+
+  const cheapestPeer = Math.min(
+    ...results
+      .filter((result) => !result.name.includes('loopkeeper') && result.name !== 'no management')
+      .map((result) => result.billed[0] ?? Number.POSITIVE_INFINITY),
+  );
+  const notes = results
+    .filter((result) => result.name.includes('loopkeeper'))
+    .map(
+      (result) =>
+        `${result.name.replaceAll('*', '')}: ${formatRatio((result.billed[0] ?? 0) / cheapestPeer)} the billed tokens of the cheapest managed peer (cached 0.1×), keeping ${formatPercent(result.overall)} of the earlier work.`,
+    );
+  const requests = replays.reduce((sum, replay) => sum + replay.requests.length, 0);
+  return {
+    svg: costRetentionSvg({
+      points,
+      title: `Cost against retention: ${fixtures.length} transcripts, line at ${LINE_SHARE * 100}% of each`,
+    }),
+    section: {
+      title: '6. Cost against retention',
+      intro: [
+        `Each of the ${fixtures.length} bundled transcripts (\`test/fixtures/transcripts\`, MIT) is replayed through the real loop (\`ScriptedModel\` answering as recorded, replay tools, the quality harness's instructions and the replay tools' schemas on every request) with its trigger line at ${LINE_SHARE * 100}% of its tokens (\`contextWindowTrigger({window: line / 0.8, outputReserve: 0})\`), ${formatCount(requests)} requests in all.`,
+        "The unmanaged loop's requests are the history each peer manages, step by step; loopkeeper's rows are the loop's own requests with the compactor on.",
+        `Billing: the prefix a request shares with the previous one (instructions, tools, then the leading items unchanged) is cached, from ${formatCount(CACHE_MINIMUM)} tokens in steps of ${CACHE_STEP}; the rest is billed at the input price, and under the last model written to the cache at 1.25×. Figures are input tokens in uncached-token equivalents, summed over the transcripts.`,
+        'Retention: at each request after the first, the goal (the first user message) and the share of the paths, error lines and identifiers of everything logged before that step (`workFactsOf` from `loopkeeper/testing`) still visible in the request, a fact visible when its first 160 characters are; each category is averaged over the steps that had such facts, and "kept" is the mean of the four.',
+      ].join(' '),
+      body: markdownTable({
+        header: [
+          'strategy',
+          'how',
+          'prompt tokens',
+          'cached',
+          ...PRICE_MODELS.map((price) => `billed, ${price.name}`),
+          'cache breaks',
+          'requests over the window',
+          'goal',
+          'paths',
+          'error lines',
+          'identifiers',
+          'kept',
+        ],
+        rows,
+        right: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14],
+      }),
+      notes: [
+        ...notes,
+        "pi's row keeps only what pi's cut keeps: its summary is an LLM call, so its retention is a lower bound and its cost leaves out the summary's tokens; loopkeeper's rows include the extractive summary in every request that carries it, and no summarizer call is billed for either.",
+        'No management and the AI SDK rows have no token budget: requests over the window would be refused by the provider; they are billed as if they fit.',
+        '![Cost against retention](benchmarks-cost-retention.svg)',
+      ],
+    },
+  };
+}
