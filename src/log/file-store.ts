@@ -8,6 +8,7 @@ import { type IdentifiedLogScan, identityOf, readLogFile, sameFile } from './rea
 import { SerialQueue } from './serial-queue.js';
 import { assertValidSessionId, isValidSessionId } from './session-id.js';
 import { acquireSessionLock, releaseSessionLock } from './session-lock.js';
+import type { LogPosition } from './session-log-parser.js';
 import { stampEvents } from './stamp-events.js';
 import type { AppendOptions, ReadOptions, SessionStore } from './store.js';
 import { assertExpectedSeq, assertFromSeq } from './store-arguments.js';
@@ -41,7 +42,16 @@ interface SessionWriter {
   size: number;
   /** Set when a failed write could not be undone; the session needs reopening. */
   broken: StoreError | undefined;
+  /**
+   * Where recent batches begin (the seq before each and its byte offset), oldest first: a read
+   * from a seq at or after the first one starts there instead of reading the whole file. The
+   * lines before were checked when the log was opened or written by this writer, under the lock.
+   */
+  readonly batchStarts: LogPosition[];
 }
+
+/** Batch starts a writer keeps: enough for reads of the latest runs (`runTurn`, catch-ups). */
+const KEPT_BATCH_STARTS = 64;
 
 /**
  * The embedded `SessionStore`: one JSONL file per session in a directory, one event per line.
@@ -98,6 +108,7 @@ export class FileSessionStore implements SessionStore {
       if (batch.events.length === 0) return batch.events;
       const bytes = Buffer.from(batch.text, 'utf8');
       await writeDurably({ writer, bytes });
+      keepBatchStart(writer, { seq: writer.lastSeq, offset: writer.size });
       writer.lastSeq += batch.events.length;
       writer.size += bytes.length;
       return batch.events;
@@ -125,8 +136,9 @@ export class FileSessionStore implements SessionStore {
     const path = this.#logPath(sessionId);
     const scans = this.#scans;
     const writers = this.#writers;
+    const start = startOfRead(writers.get(sessionId), fromSeq);
     return (async function* () {
-      const events = readLogFile({ path });
+      const events = readLogFile({ path, ...(start === undefined ? {} : { start }) });
       for (;;) {
         const next = await events.next();
         if (next.done === true) {
@@ -244,6 +256,7 @@ export class FileSessionStore implements SessionStore {
       lastSeq: scan.lastSeq,
       size: scan.validLength,
       broken: undefined,
+      batchStarts: [{ seq: scan.lastSeq, offset: scan.validLength }],
     };
   }
 
@@ -262,6 +275,22 @@ export class FileSessionStore implements SessionStore {
       throw new StoreError('The session store is closed', { code: 'store_closed' });
     }
   }
+}
+
+function keepBatchStart(writer: SessionWriter, start: LogPosition): void {
+  writer.batchStarts.push(start);
+  if (writer.batchStarts.length > KEPT_BATCH_STARTS) writer.batchStarts.shift();
+}
+
+/** The latest batch start at or before `fromSeq`, when this store writes the session. */
+function startOfRead(writer: SessionWriter | undefined, fromSeq: number): LogPosition | undefined {
+  if (writer === undefined) return undefined;
+  let start: LogPosition | undefined;
+  for (const candidate of writer.batchStarts) {
+    if (candidate.seq < fromSeq) start = candidate;
+    else break;
+  }
+  return start;
 }
 
 /**

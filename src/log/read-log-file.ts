@@ -3,7 +3,7 @@ import { LoopkeeperError } from '../errors/index.js';
 import type { SessionEvent } from './events.js';
 import { errorCode, ioError } from './io-error.js';
 import { openWithoutFollowing } from './open-without-following.js';
-import { SessionLogParser, type SessionLogScan } from './session-log-parser.js';
+import { type LogPosition, SessionLogParser, type SessionLogScan } from './session-log-parser.js';
 
 /**
  * The file a scan read, as `fstat` described it when the scan reached its end. While a later
@@ -33,8 +33,11 @@ const NEWLINE = 0x0a;
  */
 export async function* readLogFile({
   path,
+  start = { seq: 0, offset: 0 },
 }: {
   readonly path: string;
+  /** A line boundary to begin at, known from the store's own writes; the lines before it are not read. */
+  readonly start?: LogPosition;
 }): AsyncGenerator<SessionEvent, IdentifiedLogScan> {
   let handle: FileHandle;
   try {
@@ -45,13 +48,13 @@ export async function* readLogFile({
     throw ioError({ action: 'open session log', path, cause });
   }
   try {
-    const parser = new SessionLogParser({ path });
+    const parser = new SessionLogParser({ path, start });
     const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
     // Pieces of a line that spans chunks; copied, because `chunk` is reused.
     let partial: Buffer[] = [];
-    let consumed = 0;
+    let consumed = start.offset;
     for (;;) {
-      const { bytesRead } = await readChunk({ handle, chunk, path });
+      const { bytesRead } = await readChunk({ handle, chunk, path, position: consumed });
       if (bytesRead === 0) break;
       consumed += bytesRead;
       const data = chunk.subarray(0, bytesRead);
@@ -81,13 +84,15 @@ async function readChunk({
   handle,
   chunk,
   path,
+  position,
 }: {
   readonly handle: FileHandle;
   readonly chunk: Buffer;
   readonly path: string;
+  readonly position: number;
 }): Promise<{ bytesRead: number }> {
   try {
-    return await handle.read(chunk, 0, chunk.length, null);
+    return await handle.read(chunk, 0, chunk.length, position);
   } catch (cause) {
     throw LoopkeeperError.isInstance(cause)
       ? cause

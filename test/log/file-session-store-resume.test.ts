@@ -5,6 +5,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vite
 import { FileSessionStore, type TornLineRecovery } from '../../src/log/file-store.js';
 import { SessionLogParser } from '../../src/log/session-log-parser.js';
 import { openAgentLoop } from '../../src/runtime/create-agent-loop.js';
+import { runTurn } from '../../src/runtime/run-turn.js';
 import { ScriptedModel } from '../../src/testing/scripted-model.js';
 import type { TokenCounter } from '../../src/tokens/types.js';
 import { sharedTokenCounter } from '../support/loop-harness.js';
@@ -64,6 +65,32 @@ describe('FileSessionStore resume', () => {
     await expect(finished).resolves.toMatchObject({ outcome: 'completed' });
     expect(parsed).toHaveBeenCalledTimes(events);
     expect(loop.session.items).toHaveLength(50 * 2 + 2);
+    loop.stop();
+    await store.close();
+  });
+
+  it('reads only the lines after a batch it wrote when asked from a seq past it (runTurn)', async () => {
+    const events = await writeSession(directory, 'turns', 50);
+    const store = new FileSessionStore({ directory });
+    const loop = await openAgentLoop({
+      model: new ScriptedModel({ tokens, turns: [{ text: 'one' }, { text: 'two' }] }),
+      tokens,
+      store,
+      sessionId: 'turns',
+    });
+    loop.start();
+    await runTurn(loop, 'first');
+    const parsed = vi.spyOn(SessionLogParser.prototype, 'pushLine');
+    const before = loop.session.lastSeq;
+    const result = await runTurn(loop, 'second');
+    expect(result).toMatchObject({ outcome: 'completed', text: 'two' });
+    // The turn's record came from its own lines, not from a read of the whole log.
+    expect(parsed.mock.calls.length).toBeLessThanOrEqual(loop.session.lastSeq - before);
+    expect(loop.session.lastSeq).toBeGreaterThan(events);
+    // A read from the top still reads and checks every line.
+    parsed.mockClear();
+    expect(await collect(store.read('turns'))).toHaveLength(loop.session.lastSeq);
+    expect(parsed).toHaveBeenCalledTimes(loop.session.lastSeq);
     loop.stop();
     await store.close();
   });
