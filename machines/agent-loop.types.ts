@@ -183,7 +183,7 @@ type Nothing = void;
 
 /**
  * Every actor the machine invokes, by name, with its input and output: the one table the
- * machine's placeholders, the runtime's implementations (`createLoopActors`) and the test fakes
+ * machine's placeholders, the runtime's implementations (`loopActors`) and the test fakes
  * are typed from.
  */
 export interface AgentLoopActorTypes {

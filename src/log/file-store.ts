@@ -4,11 +4,11 @@ import { ConcurrencyError, ConfigError, LoopkeeperError, StoreError } from '../e
 import type { NewSessionEvent, SessionEvent } from './events.js';
 import { errorCode, ioError } from './io-error.js';
 import { openWithoutFollowing } from './open-without-following.js';
-import { readLogFile } from './read-log-file.js';
+import { type IdentifiedLogScan, identityOf, readLogFile, sameFile } from './read-log-file.js';
 import { SerialQueue } from './serial-queue.js';
 import { assertValidSessionId, isValidSessionId } from './session-id.js';
 import { acquireSessionLock, releaseSessionLock } from './session-lock.js';
-import type { SessionLogScan } from './session-log-parser.js';
+import type { LogPosition } from './session-log-parser.js';
 import { stampEvents } from './stamp-events.js';
 import type { AppendOptions, ReadOptions, SessionStore } from './store.js';
 import { assertExpectedSeq, assertFromSeq } from './store-arguments.js';
@@ -42,7 +42,16 @@ interface SessionWriter {
   size: number;
   /** Set when a failed write could not be undone; the session needs reopening. */
   broken: StoreError | undefined;
+  /**
+   * Where recent batches begin (the seq before each and its byte offset), oldest first: a read
+   * from a seq at or after the first one starts there instead of reading the whole file. The
+   * lines before were checked when the log was opened or written by this writer, under the lock.
+   */
+  readonly batchStarts: LogPosition[];
 }
+
+/** Batch starts a writer keeps: enough for reads of the latest runs (`runTurn`, catch-ups). */
+const KEPT_BATCH_STARTS = 64;
 
 /**
  * The embedded `SessionStore`: one JSONL file per session in a directory, one event per line.
@@ -50,7 +59,9 @@ interface SessionWriter {
  * - Each append batch is one write followed by fsync; an append resolves once it is durable.
  * - A session is opened for writing on its first append (or `openSession`): that takes the
  *   single-writer lock (see `acquireSessionLock`), checks every line, and cuts away a torn last
- *   line. After that the last seq is kept in memory, so appends never reread the file.
+ *   line. After that the last seq is kept in memory, so appends never reread the file. When this
+ *   store has just read the whole log (a loop resuming the session) and the file is unchanged
+ *   since, the writer takes that read's checks instead of reading the file again.
  * - A log or lock file that is a symbolic link is refused (`symlink_refused`), never followed.
  * - Reading takes no lock, so another store or process may read a session while it is written;
  *   a last line still being written is not yet an event and is not returned.
@@ -61,6 +72,8 @@ export class FileSessionStore implements SessionStore {
   readonly #now: () => Date;
   readonly #onRecovery: ((recovery: TornLineRecovery) => void) | undefined;
   readonly #writers = new Map<string, SessionWriter>();
+  /** The last whole-file read of sessions not yet opened for writing, for the writer to reuse. */
+  readonly #scans = new Map<string, IdentifiedLogScan>();
   readonly #queue = new SerialQueue();
   #directoryReady = false;
   #closed = false;
@@ -95,6 +108,7 @@ export class FileSessionStore implements SessionStore {
       if (batch.events.length === 0) return batch.events;
       const bytes = Buffer.from(batch.text, 'utf8');
       await writeDurably({ writer, bytes });
+      keepBatchStart(writer, { seq: writer.lastSeq, offset: writer.size });
       writer.lastSeq += batch.events.length;
       writer.size += bytes.length;
       return batch.events;
@@ -120,9 +134,20 @@ export class FileSessionStore implements SessionStore {
     assertFromSeq(options.fromSeq);
     const fromSeq = options.fromSeq ?? 0;
     const path = this.#logPath(sessionId);
+    const scans = this.#scans;
+    const writers = this.#writers;
+    const start = startOfRead(writers.get(sessionId), fromSeq);
     return (async function* () {
-      for await (const event of readLogFile({ path })) {
-        if (event.seq >= fromSeq) yield event;
+      const events = readLogFile({ path, ...(start === undefined ? {} : { start }) });
+      for (;;) {
+        const next = await events.next();
+        if (next.done === true) {
+          if (!writers.has(sessionId) && next.value.file !== undefined) {
+            scans.set(sessionId, next.value);
+          }
+          return;
+        }
+        if (next.value.seq >= fromSeq) yield next.value;
       }
     })();
   }
@@ -156,6 +181,7 @@ export class FileSessionStore implements SessionStore {
       );
     }
     this.#writers.clear();
+    this.#scans.clear();
     if (failures.length > 0) {
       throw new StoreError(`Closing the session store left ${failures.length} problem(s)`, {
         code: 'io',
@@ -194,13 +220,21 @@ export class FileSessionStore implements SessionStore {
     readonly path: string;
     readonly lockPath: string;
   }): Promise<SessionWriter> {
-    const scan = await scanLog(path);
+    const earlier = this.#scans.get(sessionId);
+    this.#scans.delete(sessionId);
     let handle: FileHandle;
     try {
       handle = await openWithoutFollowing({ path, mode: 'append' });
     } catch (cause) {
       if (LoopkeeperError.isInstance(cause)) throw cause;
       throw ioError({ action: 'open session log for appending', path, cause });
+    }
+    let scan: IdentifiedLogScan;
+    try {
+      scan = (await reusableScan({ earlier, handle })) ?? (await scanLog(path));
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
     }
     try {
       if (scan.torn !== undefined) {
@@ -222,6 +256,7 @@ export class FileSessionStore implements SessionStore {
       lastSeq: scan.lastSeq,
       size: scan.validLength,
       broken: undefined,
+      batchStarts: [{ seq: scan.lastSeq, offset: scan.validLength }],
     };
   }
 
@@ -242,7 +277,39 @@ export class FileSessionStore implements SessionStore {
   }
 }
 
-async function scanLog(path: string): Promise<SessionLogScan> {
+function keepBatchStart(writer: SessionWriter, start: LogPosition): void {
+  writer.batchStarts.push(start);
+  if (writer.batchStarts.length > KEPT_BATCH_STARTS) writer.batchStarts.shift();
+}
+
+/** The latest batch start at or before `fromSeq`, when this store writes the session. */
+function startOfRead(writer: SessionWriter | undefined, fromSeq: number): LogPosition | undefined {
+  if (writer === undefined) return undefined;
+  let start: LogPosition | undefined;
+  for (const candidate of writer.batchStarts) {
+    if (candidate.seq < fromSeq) start = candidate;
+    else break;
+  }
+  return start;
+}
+
+/**
+ * The scan of an earlier whole-file read, when the file (now held under the lock) is still the
+ * one it read: same inode, size and times, so every line it checked is there unchanged.
+ */
+async function reusableScan({
+  earlier,
+  handle,
+}: {
+  readonly earlier: IdentifiedLogScan | undefined;
+  readonly handle: FileHandle;
+}): Promise<IdentifiedLogScan | undefined> {
+  if (earlier?.file === undefined) return undefined;
+  const now = await identityOf(handle);
+  return now !== undefined && sameFile(earlier.file, now) ? earlier : undefined;
+}
+
+async function scanLog(path: string): Promise<IdentifiedLogScan> {
   const events = readLogFile({ path });
   for (;;) {
     const next = await events.next();

@@ -13,6 +13,12 @@ export interface SessionLogScan {
   readonly torn?: { readonly lineNumber: number; readonly bytes: number };
 }
 
+/** A line boundary of a log: the seq of the event before it, and the bytes up to it. */
+export interface LogPosition {
+  readonly seq: number;
+  readonly offset: number;
+}
+
 /**
  * Reads a session log line by line. Every newline-terminated line must be a complete, intact
  * event (see `parseStoredLine`): each batch is written with one write, so a crash can only leave
@@ -26,8 +32,15 @@ export class SessionLogParser {
   #lastSeq = 0;
   #validLength = 0;
 
-  constructor({ path }: { readonly path: string }) {
+  /** `start`: where reading begins, when not at the top: the seq of the line before it and its byte offset. */
+  constructor({ path, start }: { readonly path: string; readonly start?: LogPosition }) {
     this.#path = path;
+    if (start !== undefined) {
+      // Every line is one event and seqs have no gaps, so the line before seq N + 1 is line N.
+      this.#lineNumber = start.seq;
+      this.#lastSeq = start.seq;
+      this.#validLength = start.offset;
+    }
   }
 
   /** One complete line (its bytes without the newline) as its event. */

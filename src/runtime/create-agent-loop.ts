@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Actor, createActor, type InspectionEvent, type Observer } from 'xstate';
-import { agentLoopMachine } from '../../machines/agent-loop.machine.js';
+import type { agentLoopMachine } from '../../machines/agent-loop.machine.js';
 import type { AgentLoopInput } from '../../machines/agent-loop.types.js';
 import type { Compactor } from '../compaction/compactor.js';
 import type { LoopMutator } from '../compaction/types.js';
@@ -13,7 +13,7 @@ import type { TokenCounter, TokenEncoding } from '../tokens/types.js';
 import { createToolRegistry } from '../tools/tool-registry.js';
 import type { AnyToolDefinition } from '../tools/types.js';
 import { createItemId } from '../transcript/ids.js';
-import { createLoopActors } from './loop-actors.js';
+import { bindLoopContext, createLoopActorContext, type LoopMachine } from './loop-actors.js';
 import { LoopSession } from './loop-session.js';
 
 export interface AgentLoopOptions {
@@ -44,8 +44,11 @@ export type AgentLoopActor = Actor<typeof agentLoopMachine> & {
 
 /** The loop's machine with its actors bound, for spawning it inside a host machine. */
 export interface AgentLoopLogic {
-  /** `agentLoopMachine.provide(...)` with this session's actors. */
-  readonly logic: ReturnType<typeof agentLoopMachine.provide>;
+  /**
+   * The loop machine with its actors provided, bound to this session: every loop shares one
+   * machine definition and one set of actors, and reads its own session, model and tools.
+   */
+  readonly logic: LoopMachine;
   /** The input to spawn it with. */
   readonly input: AgentLoopInput;
   readonly session: LoopSession;
@@ -86,7 +89,7 @@ export function createAgentLoopLogic({
     encoding,
     ...(tokens === undefined ? {} : { tokens }),
   });
-  const actors = createLoopActors({
+  const context = createLoopActorContext({
     session,
     model,
     tools,
@@ -96,7 +99,7 @@ export function createAgentLoopLogic({
     toolTimeoutMs,
   });
   return {
-    logic: agentLoopMachine.provide({ actors }),
+    logic: bindLoopContext(context),
     input: {
       sessionId,
       // Run ids of runs whose sender chose none stay unique across processes and restarts.

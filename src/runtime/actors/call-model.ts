@@ -1,4 +1,3 @@
-import { fromPromise } from 'xstate';
 import type { CallModelInput, CallModelOutput } from '../../../machines/agent-loop.types.js';
 import { ModelError } from '../../errors/model-error.js';
 import type { TelemetryEvent } from '../../events/telemetry-events.js';
@@ -6,12 +5,12 @@ import type { NewSessionEvent } from '../../log/events.js';
 import { classifyModelError } from '../../model/classify-error.js';
 import type { ModelAdapter, ModelRequest, ModelResponse } from '../../model/types.js';
 import { describeValue, isRecord } from '../../transcript/describe-value.js';
-import { forward, type LoopActorContext } from './loop-actor-context.js';
+import { forward, loopActor } from './loop-actor-context.js';
 import { toAssistantItem } from './to-assistant-item.js';
 
 /** Sends the effective history to the model and logs its usage and answer. */
-export function callModelActor({ session, model, instructions, specs }: LoopActorContext) {
-  return fromPromise<CallModelOutput, CallModelInput>(async ({ input, signal, self }) => {
+export const callModelActor = loopActor<CallModelOutput, CallModelInput>(
+  async ({ session, model, instructions, specs }, { input, signal, self }) => {
     const telemetry = (event: TelemetryEvent) => forward(self, event);
     const counter = await session.tokens();
     session.assertReadyForModel();
@@ -71,8 +70,8 @@ export function callModelActor({ session, model, instructions, specs }: LoopActo
       model: response.model,
       ...(response.finishReason === undefined ? {} : { finishReason: response.finishReason }),
     };
-  });
-}
+  },
+);
 
 /**
  * A custom adapter may throw anything, or resolve anything: classify a throw, and refuse an

@@ -1,12 +1,11 @@
-import { fromPromise } from 'xstate';
 import type { CheckBudgetInput, CheckBudgetOutput } from '../../../machines/agent-loop.types.js';
 import { CompactionError } from '../../errors/compaction-error.js';
-import type { LoopActorContext } from './loop-actor-context.js';
+import { loopActor } from './loop-actor-context.js';
 import { withTypedFailures } from './typed-failure.js';
 
 /** Asks the compactor's trigger whether the next request is over budget. */
-export function checkBudgetActor({ session, compactor, overhead }: LoopActorContext) {
-  return fromPromise<CheckBudgetOutput, CheckBudgetInput>(async ({ input }) => {
+export const checkBudgetActor = loopActor<CheckBudgetOutput, CheckBudgetInput>(
+  async ({ session, compactor, overhead }, { input }) => {
     const tokens = await session.tokens();
     // A compactor runs at the points it declares only (the seed's mutation points); elsewhere the
     // request goes out as it is, and a provider refusal still compacts reactively.
@@ -29,5 +28,5 @@ export function checkBudgetActor({ session, compactor, overhead }: LoopActorCont
         }),
     );
     return { over: decision.fire, tokens: decision.tokens, basis: decision.basis };
-  });
-}
+  },
+);

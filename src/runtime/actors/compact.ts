@@ -1,16 +1,15 @@
-import { fromPromise } from 'xstate';
 import type { CompactInput, CompactOutput } from '../../../machines/agent-loop.types.js';
 import { CompactionError } from '../../errors/compaction-error.js';
 import { MutatorError } from '../../errors/mutator-error.js';
 import type { TelemetryEvent } from '../../events/telemetry-events.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
 import { runInCompactionScope } from '../compaction-scope.js';
-import { forward, type LoopActorContext, recordReplacement } from './loop-actor-context.js';
+import { forward, loopActor, recordReplacement } from './loop-actor-context.js';
 import { withTypedFailures } from './typed-failure.js';
 
 /** The tiered compaction; a result that breaks the protocol is reported, never logged. */
-export function compactActor({ session, compactor, overhead }: LoopActorContext) {
-  return fromPromise<CompactOutput, CompactInput>(async ({ input, signal, self }) => {
+export const compactActor = loopActor<CompactOutput, CompactInput>(
+  async ({ session, compactor, overhead }, { input, signal, self }) => {
     if (compactor === undefined) throw new MutatorError('No compactor is configured');
     const tokens = await session.tokens();
     const previous = session.items;
@@ -65,5 +64,5 @@ export function compactActor({ session, compactor, overhead }: LoopActorContext)
     const reduced = outcome.tokensAfter < outcome.tokensBefore;
     const effective = outcome.effective && (input.reason === 'threshold' || reduced);
     return { status: effective ? 'effective' : 'ineffective', changed, ...base };
-  });
-}
+  },
+);

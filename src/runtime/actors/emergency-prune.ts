@@ -1,9 +1,8 @@
-import { fromPromise } from 'xstate';
 import type { CompactInput, EmergencyPruneOutput } from '../../../machines/agent-loop.types.js';
 import { CompactionError } from '../../errors/compaction-error.js';
 import { MutatorError } from '../../errors/mutator-error.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
-import { type LoopActorContext, recordReplacement } from './loop-actor-context.js';
+import { loopActor, recordReplacement } from './loop-actor-context.js';
 import { withTypedFailures } from './typed-failure.js';
 
 /**
@@ -24,8 +23,8 @@ function floorDetail(metadata: Readonly<Record<string, unknown>>, tokensAfter: n
 }
 
 /** The deterministic last resort after a failed or ineffective compaction. */
-export function emergencyPruneActor({ session, compactor, overhead }: LoopActorContext) {
-  return fromPromise<EmergencyPruneOutput, CompactInput>(async ({ input, signal }) => {
+export const emergencyPruneActor = loopActor<EmergencyPruneOutput, CompactInput>(
+  async ({ session, compactor, overhead }, { input, signal }) => {
     if (compactor === undefined) throw new MutatorError('No compactor is configured');
     const tokens = await session.tokens();
     const previous = session.items;
@@ -75,5 +74,5 @@ export function emergencyPruneActor({ session, compactor, overhead }: LoopActorC
       ...base,
       detail: floorDetail(outcome.metadata, outcome.tokensAfter),
     };
-  });
-}
+  },
+);

@@ -1,4 +1,4 @@
-import type { AnyActorRef } from 'xstate';
+import { type AnyActorRef, fromPromise, type PromiseActorLogic } from 'xstate';
 import type { Compactor } from '../../compaction/compactor.js';
 import { replacedItemId } from '../../compaction/helpers/derived-item.js';
 import type { LoopMutator, MutationMarker } from '../../compaction/types.js';
@@ -23,6 +23,44 @@ export interface LoopActorContext {
   readonly specs: readonly ToolSpec[];
   /** Tokens of a request outside its items, for budget checks between usage reports. */
   readonly overhead: PromptOverhead;
+}
+
+/**
+ * Where a loop's logic keeps its `LoopActorContext`. The logic is the one shared machine
+ * definition plus this pointer (see `bindLoopContext`), so the invoked actors, shared by every
+ * loop, find their loop's session, model and tools through the loop actor that invoked them.
+ */
+export const LOOP_ACTOR_CONTEXT: unique symbol = Symbol('loopkeeper.loopActorContext');
+
+/** What an invoked actor is given, as XState's promise actors get it. */
+type PromiseActorArguments<Output, Input> = Parameters<
+  Parameters<typeof fromPromise<Output, Input>>[0]
+>[0];
+
+/**
+ * A promise actor shared by every loop: each invocation runs `body` with the context of the loop
+ * that invoked it, so no loop needs actors (or a machine) of its own.
+ */
+export function loopActor<Output, Input>(
+  body: (
+    context: LoopActorContext,
+    options: PromiseActorArguments<Output, Input>,
+  ) => Promise<Output>,
+): PromiseActorLogic<Output, Input> {
+  return fromPromise<Output, Input>(async (options) => body(loopContextOf(options.self), options));
+}
+
+/** The context of the loop whose machine invoked `self`. */
+export function loopContextOf(self: AnyActorRef): LoopActorContext {
+  const parent = self._parent as { readonly logic?: unknown } | undefined;
+  const logic = parent?.logic as { readonly [LOOP_ACTOR_CONTEXT]?: LoopActorContext } | undefined;
+  const context = logic?.[LOOP_ACTOR_CONTEXT];
+  if (context === undefined) {
+    throw new Error(
+      'loopkeeper: an actor of the loop ran outside a loop made by createAgentLoop or createAgentLoopLogic',
+    );
+  }
+  return context;
 }
 
 /**

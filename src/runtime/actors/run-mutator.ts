@@ -1,16 +1,15 @@
-import { fromPromise } from 'xstate';
 import type { RunMutatorInput, RunMutatorOutput } from '../../../machines/agent-loop.types.js';
 import { MutatorError } from '../../errors/mutator-error.js';
 import type { TelemetryEvent } from '../../events/telemetry-events.js';
 import type { ProtocolProblem } from '../../transcript/types.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
 import { runInCompactionScope } from '../compaction-scope.js';
-import { forward, type LoopActorContext, recordReplacement } from './loop-actor-context.js';
+import { forward, loopActor, recordReplacement } from './loop-actor-context.js';
 import { withTypedFailures } from './typed-failure.js';
 
 /** Runs one host mutator; a changed transcript is validated before it is logged. */
-export function runMutatorActor({ session, mutators, overhead }: LoopActorContext) {
-  return fromPromise<RunMutatorOutput, RunMutatorInput>(async ({ input, signal, self }) => {
+export const runMutatorActor = loopActor<RunMutatorOutput, RunMutatorInput>(
+  async ({ session, mutators, overhead }, { input, signal, self }) => {
     const mutator = mutators.find((candidate) => candidate.name === input.mutator);
     if (mutator === undefined) throw new MutatorError(`No mutator named "${input.mutator}"`);
     const previous = session.items;
@@ -65,5 +64,5 @@ export function runMutatorActor({ session, mutators, overhead }: LoopActorContex
       },
     );
     return { dirty: true, valid: true, metadata: output.metadata };
-  });
-}
+  },
+);

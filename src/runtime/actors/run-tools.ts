@@ -1,12 +1,11 @@
-import { fromPromise } from 'xstate';
 import type { RunToolsInput, RunToolsOutput } from '../../../machines/agent-loop.types.js';
 import type { TelemetryEvent } from '../../events/telemetry-events.js';
 import { executeToolCalls } from '../../tools/execute-tool-calls.js';
-import { forward, type LoopActorContext } from './loop-actor-context.js';
+import { forward, loopActor } from './loop-actor-context.js';
 
 /** Runs the open tool calls concurrently and logs their results. */
-export function runToolsActor({ session, tools, toolTimeoutMs }: LoopActorContext) {
-  return fromPromise<RunToolsOutput, RunToolsInput>(async ({ input, signal, self }) => {
+export const runToolsActor = loopActor<RunToolsOutput, RunToolsInput>(
+  async ({ session, tools, toolTimeoutMs }, { input, signal, self }) => {
     const telemetry = (event: TelemetryEvent) => forward(self, event);
     const calls = session.pendingToolCalls;
     const results = await executeToolCalls({
@@ -42,5 +41,5 @@ export function runToolsActor({ session, tools, toolTimeoutMs }: LoopActorContex
       { type: 'items-appended', runId: input.runId, items: results },
     ]);
     return { results: results.length, errors: results.filter((result) => result.isError).length };
-  });
-}
+  },
+);

@@ -1,0 +1,175 @@
+/**
+ * Memory of many loops and the cost of resuming a long session. Every measurement runs in its
+ * own child process (`node --expose-gc`, no tsx loader), so RSS and heap are the loops' and the
+ * library's only. The children import the built package (`dist/`), so run `npm run build` first.
+ *
+ * - memory: N loops (`createAgentLoop`, a `ScriptedModel`, one shared `MemorySessionStore`),
+ *   each started and run through one `runTurn`, all kept alive; then two GCs; RSS and heap.
+ * - resume: a FileSessionStore log of 100k items (25k runs of user, tool call, tool result,
+ *   answer); a fresh process opens it as a resumed loop (`loop.session.open()`, then
+ *   `store.openSession()`, which opens the log for writing as the first append would).
+ *
+ * Run: npx tsx bench/memory-resume.bench.ts [--root <checkout>] [--loops 1000] [--samples 5]
+ * `--root` measures another checkout's `dist/` (e.g. a worktree of the base commit).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const { values } = await import('node:util').then(({ parseArgs }) =>
+  parseArgs({
+    options: {
+      root: { type: 'string', default: resolve(import.meta.dirname, '..') },
+      loops: { type: 'string', default: '1000' },
+      samples: { type: 'string', default: '5' },
+      items: { type: 'string', default: '100000' },
+    },
+  }),
+);
+const root = resolve(values.root);
+const LOOPS = Number(values.loops);
+const SAMPLES = Number(values.samples);
+const ITEMS = Number(values.items);
+const entry = pathToFileURL(join(root, 'dist/src/index.js')).href;
+const testing = pathToFileURL(join(root, 'dist/src/testing/index.js')).href;
+
+/** Runs `code` (an ES module) in a fresh `node --expose-gc` and parses the JSON it prints. */
+function child<T>(code: string): T {
+  const output = execFileSync(
+    process.execPath,
+    ['--expose-gc', '--input-type=module', '-e', code],
+    {
+      encoding: 'utf8',
+      maxBuffer: 1 << 24,
+    },
+  );
+  return JSON.parse(output.trim().split('\n').at(-1) ?? 'null') as T;
+}
+
+interface MemorySample {
+  readonly rss: number;
+  readonly heapUsed: number;
+}
+
+function memoryOf(loops: number): MemorySample {
+  return child<MemorySample>(`
+    import { createAgentLoop, MemorySessionStore, runTurn } from ${JSON.stringify(entry)};
+    import { ScriptedModel } from ${JSON.stringify(testing)};
+    const store = new MemorySessionStore();
+    const kept = [];
+    for (let index = 0; index < ${loops}; index += 1) {
+      const loop = createAgentLoop({
+        model: new ScriptedModel({ turns: [{ text: 'An answer of a sentence or two.' }] }),
+        store,
+        sessionId: 'session-' + index,
+      });
+      loop.start();
+      const result = await runTurn(loop, 'A question from the user, about as long as one is.');
+      if (result.outcome !== 'completed') throw new Error('turn ' + index + ': ' + result.outcome);
+      kept.push(loop);
+    }
+    for (let round = 0; round < 3; round += 1) { globalThis.gc(); await new Promise((r) => setTimeout(r, 20)); }
+    const { rss, heapUsed } = process.memoryUsage();
+    console.log(JSON.stringify({ rss, heapUsed, kept: kept.length }));
+  `);
+}
+
+async function writeLongLog(directory: string): Promise<string> {
+  const sessionId = 'long';
+  child(`
+    import { FileSessionStore } from ${JSON.stringify(entry)};
+    const store = new FileSessionStore({ directory: ${JSON.stringify(directory)} });
+    const runs = ${Math.ceil(ITEMS / 4)};
+    const text = (label, index) => label + ' ' + index + ' ' + 'lorem ipsum dolor sit amet '.repeat(6);
+    for (let run = 0; run < runs; run += 500) {
+      const events = [];
+      for (let index = run; index < Math.min(runs, run + 500); index += 1) {
+        const runId = 'long:run-' + index;
+        events.push(
+          { type: 'run-started', runId },
+          { type: 'items-appended', runId, items: [{ kind: 'user', id: 'u' + index, content: text('question', index) }] },
+          { type: 'items-appended', runId, items: [{ kind: 'assistant', id: 'a' + index, toolCalls: [{ id: 'c' + index, name: 'read', arguments: '{"path":"src/file-' + index + '.ts"}' }] }] },
+          { type: 'items-appended', runId, items: [{ kind: 'toolResult', id: 't' + index, callId: 'c' + index, toolName: 'read', content: text('contents', index), isError: false }] },
+          { type: 'items-appended', runId, items: [{ kind: 'assistant', id: 'f' + index, text: text('answer', index) }] },
+          { type: 'run-finished', runId, outcome: 'completed', steps: 2 },
+        );
+      }
+      await store.append(${JSON.stringify(sessionId)}, events);
+    }
+    await store.close();
+    console.log('null');
+  `);
+  return sessionId;
+}
+
+interface ResumeSample {
+  readonly openMs: number;
+  readonly writerMs: number;
+  readonly totalMs: number;
+  readonly items: number;
+  readonly heapUsed: number;
+}
+
+function resumeOf(directory: string, sessionId: string): ResumeSample {
+  return child<ResumeSample>(`
+    import { createAgentLoop, FileSessionStore } from ${JSON.stringify(entry)};
+    import { ScriptedModel } from ${JSON.stringify(testing)};
+    const store = new FileSessionStore({ directory: ${JSON.stringify(directory)} });
+    const loop = createAgentLoop({ model: new ScriptedModel(), store, sessionId: ${JSON.stringify(sessionId)} });
+    const started = performance.now();
+    await loop.session.open();
+    const opened = performance.now();
+    await store.openSession(${JSON.stringify(sessionId)});
+    const writer = performance.now();
+    globalThis.gc();
+    const { heapUsed } = process.memoryUsage();
+    await store.close();
+    console.log(JSON.stringify({
+      openMs: opened - started, writerMs: writer - opened, totalMs: writer - started,
+      items: loop.session.items.length, heapUsed,
+    }));
+  `);
+}
+
+function median(samples: readonly number[]): number {
+  const sorted = [...samples].sort((left, right) => left - right);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+
+const base = memoryOf(1);
+const many = memoryOf(LOOPS);
+
+const directory = await mkdtemp(join(tmpdir(), 'loopkeeper-resume-'));
+let resume: ResumeSample[];
+try {
+  const sessionId = await writeLongLog(directory);
+  resumeOf(directory, sessionId); // warm the page cache
+  resume = Array.from({ length: SAMPLES }, () => resumeOf(directory, sessionId));
+} finally {
+  await rm(directory, { recursive: true, force: true });
+}
+
+console.log(`## Memory of idle loops and resume of a long log
+
+Checkout: \`${root}\`; Node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown'}).
+
+Each row is one fresh \`node --expose-gc\` process importing \`dist/\`; figures after three GCs.
+
+| loops (one exchange each) | RSS | heap used | RSS per loop | heap per loop |
+| ---: | ---: | ---: | ---: | ---: |
+| 1 | ${mb(base.rss)} | ${mb(base.heapUsed)} | | |
+| ${LOOPS.toLocaleString('en')} | ${mb(many.rss)} | ${mb(many.heapUsed)} | ${kb((many.rss - base.rss) / (LOOPS - 1))} | ${kb((many.heapUsed - base.heapUsed) / (LOOPS - 1))} |
+
+Resume of a ${ITEMS.toLocaleString('en')}-item log (${resume[0]?.items ?? 0} items in the effective history),
+median of ${SAMPLES} fresh processes: \`session.open()\` (read and project), then
+\`store.openSession()\` (lock, open for writing).
+
+| open | open for writing | total | heap after |
+| ---: | ---: | ---: | ---: |
+| ${median(resume.map((sample) => sample.openMs)).toFixed(0)} ms | ${median(resume.map((sample) => sample.writerMs)).toFixed(0)} ms | ${median(resume.map((sample) => sample.totalMs)).toFixed(0)} ms | ${mb(median(resume.map((sample) => sample.heapUsed)))} |
+`);
