@@ -8,7 +8,7 @@ import type {
   AgentLoopActorName,
   AgentLoopActorTypes,
   AgentLoopContext,
-  CompactInput,
+  CompactionStepInput,
   FinishRunInput,
 } from './agent-loop.types.js';
 
@@ -93,7 +93,7 @@ export function finishInput({ context }: { context: AgentLoopContext }): FinishR
 }
 
 /** The input of the compaction steps (`compact`, `emergencyPrune`): why, which try, where. */
-export function compactionInput({ context }: { context: AgentLoopContext }): CompactInput {
+export function compactionInput({ context }: { context: AgentLoopContext }): CompactionStepInput {
   return {
     ...runOf(context),
     reason: context.compactionReason ?? 'threshold',

@@ -138,7 +138,11 @@ export interface CheckBudgetOutput {
   readonly basis: 'reported' | 'estimate';
 }
 
-export interface CompactInput {
+/**
+ * The input of the machine's compaction steps (`compact`, `emergencyPrune`); not the
+ * compactor's own `CompactInput`, which carries the transcript.
+ */
+export interface CompactionStepInput {
   readonly sessionId: string;
   readonly runId: string;
   readonly reason: CompactionReason;
@@ -192,9 +196,9 @@ export interface AgentLoopActorTypes {
   readonly runTools: { readonly input: RunToolsInput; readonly output: RunToolsOutput };
   readonly runMutator: { readonly input: RunMutatorInput; readonly output: RunMutatorOutput };
   readonly checkBudget: { readonly input: CheckBudgetInput; readonly output: CheckBudgetOutput };
-  readonly compact: { readonly input: CompactInput; readonly output: CompactOutput };
+  readonly compact: { readonly input: CompactionStepInput; readonly output: CompactOutput };
   readonly emergencyPrune: {
-    readonly input: CompactInput;
+    readonly input: CompactionStepInput;
     readonly output: EmergencyPruneOutput;
   };
   readonly finishRun: { readonly input: FinishRunInput; readonly output: Nothing };

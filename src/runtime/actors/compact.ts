@@ -1,4 +1,4 @@
-import type { CompactInput, CompactOutput } from '../../../machines/agent-loop.types.js';
+import type { CompactionStepInput, CompactOutput } from '../../../machines/agent-loop.types.js';
 import { CompactionError } from '../../errors/compaction-error.js';
 import { MutatorError } from '../../errors/mutator-error.js';
 import type { TelemetryEvent } from '../../events/telemetry-events.js';
@@ -8,7 +8,7 @@ import { forward, loopActor, recordReplacement } from './loop-actor-context.js';
 import { withTypedFailures } from './typed-failure.js';
 
 /** The tiered compaction; a result that breaks the protocol is reported, never logged. */
-export const compactActor = loopActor<CompactOutput, CompactInput>(
+export const compactActor = loopActor<CompactOutput, CompactionStepInput>(
   async ({ session, compactor, overhead }, { input, signal, self }) => {
     if (compactor === undefined) throw new MutatorError('No compactor is configured');
     const tokens = await session.tokens();

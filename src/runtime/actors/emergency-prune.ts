@@ -1,4 +1,7 @@
-import type { CompactInput, EmergencyPruneOutput } from '../../../machines/agent-loop.types.js';
+import type {
+  CompactionStepInput,
+  EmergencyPruneOutput,
+} from '../../../machines/agent-loop.types.js';
 import { CompactionError } from '../../errors/compaction-error.js';
 import { MutatorError } from '../../errors/mutator-error.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
@@ -23,7 +26,7 @@ function floorDetail(metadata: Readonly<Record<string, unknown>>, tokensAfter: n
 }
 
 /** The deterministic last resort after a failed or ineffective compaction. */
-export const emergencyPruneActor = loopActor<EmergencyPruneOutput, CompactInput>(
+export const emergencyPruneActor = loopActor<EmergencyPruneOutput, CompactionStepInput>(
   async ({ session, compactor, overhead }, { input, signal }) => {
     if (compactor === undefined) throw new MutatorError('No compactor is configured');
     const tokens = await session.tokens();
