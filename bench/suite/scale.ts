@@ -235,7 +235,7 @@ async function longFileSession({
         `${formatCount(written.items)}-item session (file store, ${formatCount(written.events)} events, ${formatCount(written.markers)} compaction markers, ${formatBytes(bytes)})`,
         `open (\`openAgentLoop\`): ${formatMilliseconds(openMs)}`,
         `resume, first turn to \`RunFinished\` (${outcome.outcome}): ${formatMilliseconds(resumeMs)}`,
-        `held after open: ${formatBytes(held)}, against ${formatBytes(logHeld)} to hold the log's ${formatCount(all.length)} events`,
+        `held after open: ${held > 0 ? formatBytes(held) : `none measurable (the heap after open was ${formatBytes(-held)} below the heap before it)`}, against ${formatBytes(logHeld)} to hold the log's ${formatCount(all.length)} events`,
         `effective history ${formatCount(effective)} items, ${formatCount(effectiveTokens)} tokens`,
       ],
     ];
@@ -268,7 +268,7 @@ export async function scaleBench({
     }),
     notes: [
       'Opening reads the whole log once and keeps only the effective history: a `transcript-replaced` marker folds everything before it away, so the memory held follows the effective history, not the log.',
-      'The first turn after resuming includes the file store opening the log for writing (lock, and a scan of every line for a torn last one), which reads the log a second time.',
+      'The first turn after resuming includes the file store opening the log for writing (the lock); it reuses the scan of the read that opened the loop when the file is unchanged since, so the log is read once.',
     ],
   };
 }
