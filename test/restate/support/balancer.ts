@@ -36,7 +36,7 @@ export async function startBalancer(targets: readonly string[] = []): Promise<Ba
     incoming.add(session);
     session.on('close', () => incoming.delete(session));
   });
-  server.on('stream', (stream, headers) => {
+  server.on('stream', (stream: http2.ServerHttp2Stream, headers) => {
     const target = current[next++ % Math.max(1, current.length)];
     if (target === undefined) {
       stream.respond({ ':status': 503 });
