@@ -147,6 +147,7 @@ export {
 
 // Model adapters.
 export {
+  chatRequestBody,
   classifyModelError,
   type ModelAdapter,
   type ModelRequest,

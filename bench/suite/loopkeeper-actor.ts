@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import {
   type Compactor,
+  chatRequestBody,
   contextWindowTrigger,
   createAgentLoop,
   createCompactor,
@@ -13,7 +14,6 @@ import {
   type ModelRequest,
   runTurn,
   type TokenCounter,
-  toChatMessages,
 } from '../../src/index.js';
 import {
   buildReplayPlan,
@@ -122,12 +122,10 @@ export async function runActorSession({
     name: 'bench-replay',
     model: 'recorded-replay',
     async generate(request) {
-      const body = requestBody(
-        request,
-        toChatMessages(request.transcript, {
-          ...(request.instructions === undefined ? {} : { instructions: request.instructions }),
-          validate: false,
-        }),
+      // Built as openAIChatModel builds it (messages rendered once per item, the list
+      // extended while the history only grows), then serialized as the SDK sends it.
+      const body = JSON.stringify(
+        chatRequestBody({ request, model: 'bench', temperature: undefined }),
       );
       const serialized = performance.now();
       if (body.length === 0) throw new Error('bench: an empty request body');

@@ -6,7 +6,12 @@ import { renderedChatMessage } from '../transcript/chat/rendered-message.js';
 import type { Item } from '../transcript/types.js';
 import type { ModelRequest } from './types.js';
 
-/** The Chat Completions body for a request: instructions first, items as messages, tools as functions. */
+/**
+ * The Chat Completions body for a request, as `openAIChatModel` sends it: instructions first,
+ * items as messages, tools as functions. Each item's message is rendered once, and while the
+ * request's history only grew since the previous call the message list is extended, not
+ * rebuilt, so building a request costs what is new in it.
+ */
 export function chatRequestBody({
   request,
   model,

@@ -1,3 +1,4 @@
+export { chatRequestBody } from './chat-request.js';
 export { classifyModelError } from './classify-error.js';
 export { type OpenAIChatModelOptions, openAIChatModel } from './openai-chat-model.js';
 export type { ModelAdapter, ModelRequest, ModelResponse, ModelUsage, ToolSpec } from './types.js';
