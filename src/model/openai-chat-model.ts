@@ -7,7 +7,7 @@ import { classifyModelError } from './classify-error.js';
 import { IdleTimeout } from './idle-timeout.js';
 import { readCompletion } from './read-completion.js';
 import { readStream } from './read-stream.js';
-import { retryRequests } from './retry-requests.js';
+import { DEFAULT_MAX_RETRY_WAIT_MS, retryRequests } from './retry-requests.js';
 import type { ModelAdapter, ModelRequest, ModelResponse } from './types.js';
 
 export interface OpenAIChatModelOptions {
@@ -49,7 +49,7 @@ export function openAIChatModel({
   temperature,
   stream = false,
   maxRetries,
-  maxRetryWaitMs = 60_000,
+  maxRetryWaitMs = DEFAULT_MAX_RETRY_WAIT_MS,
   timeout,
 }: OpenAIChatModelOptions): ModelAdapter {
   if (typeof model !== 'string' || model === '') {

@@ -2,6 +2,9 @@ import { APIConnectionError, APIError } from 'openai';
 import { ModelError } from '../errors/model-error.js';
 import { classifyModelError } from './classify-error.js';
 
+/** The longest wait before a retry unless a caller says otherwise (`maxRetryWaitMs`). */
+export const DEFAULT_MAX_RETRY_WAIT_MS = 60_000;
+
 export interface RetryOptions {
   /** Retries after the first attempt. */
   readonly maxRetries: number;

@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type Actor, createActor, type InspectionEvent, type Observer } from 'xstate';
+import {
+  DEFAULT_MAX_CONSECUTIVE_COMPACTIONS,
+  DEFAULT_MAX_STEPS_PER_RUN,
+} from '../../machines/agent-loop.helpers.js';
 import type { agentLoopMachine } from '../../machines/agent-loop.machine.js';
 import type { AgentLoopInput } from '../../machines/agent-loop.types.js';
 import type { Compactor } from '../compaction/compactor.js';
@@ -67,8 +71,8 @@ export function createAgentLoopLogic({
   mutators = [],
   store = new MemorySessionStore(),
   sessionId = createItemId('session'),
-  maxConsecutiveCompactions = 3,
-  maxStepsPerRun = 50,
+  maxConsecutiveCompactions = DEFAULT_MAX_CONSECUTIVE_COMPACTIONS,
+  maxStepsPerRun = DEFAULT_MAX_STEPS_PER_RUN,
   toolTimeoutMs,
   tokens,
   encoding = 'o200k_base',

@@ -15,6 +15,7 @@ import { createToolRegistry } from '../../tools/tool-registry.js';
 import type { AnyToolDefinition } from '../../tools/types.js';
 import { validateSummaryText } from '../summary.js';
 import type { CompactionBackend, SummaryRequest, SummaryResult } from '../types.js';
+import { DEFAULT_SUMMARY_INPUT_TOKENS } from './chunk-input.js';
 import { renderSummaryInput } from './render.js';
 import { DEFAULT_SUMMARY_PROMPT, summaryUserMessage } from './summary-prompt.js';
 
@@ -61,7 +62,7 @@ export function agentSummarizer(options: AgentSummarizerOptions): CompactionBack
   const {
     model,
     tools = [],
-    maxInputTokens = 100_000,
+    maxInputTokens = DEFAULT_SUMMARY_INPUT_TOKENS,
     maxSteps = 8,
     toolTimeoutMs,
     encoding = 'o200k_base',

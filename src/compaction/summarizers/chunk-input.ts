@@ -4,6 +4,9 @@ import type { Item } from '../../transcript/types.js';
 import { renderItemForSummary, renderSummaryInput } from './render.js';
 import { shrinkItemForSummary, truncateTextToTokens } from './truncate.js';
 
+/** The input a summarizer backend takes per call unless it says otherwise. */
+export const DEFAULT_SUMMARY_INPUT_TOKENS = 100_000;
+
 export interface SummaryInputSizeOptions {
   readonly transcript: readonly Item[];
   readonly previousSummary?: string | undefined;

@@ -1,9 +1,10 @@
 import OpenAI from 'openai';
 import { CompactionError } from '../../errors/compaction-error.js';
 import { ConfigError } from '../../errors/config-error.js';
-import { retryRequests } from '../../model/retry-requests.js';
+import { DEFAULT_MAX_RETRY_WAIT_MS, retryRequests } from '../../model/retry-requests.js';
 import { validateSummaryText } from '../summary.js';
 import type { CompactionBackend, SummaryRequest, SummaryResult } from '../types.js';
+import { DEFAULT_SUMMARY_INPUT_TOKENS } from './chunk-input.js';
 import { renderSummaryInput } from './render.js';
 import { DEFAULT_SUMMARY_PROMPT, summaryUserMessage } from './summary-prompt.js';
 
@@ -53,11 +54,11 @@ function createClient(options: OpenAISummarizerOptions): OpenAI {
 export function openAISummarizer(options: OpenAISummarizerOptions): CompactionBackend {
   const {
     model,
-    maxInputTokens = 100_000,
+    maxInputTokens = DEFAULT_SUMMARY_INPUT_TOKENS,
     prompt = DEFAULT_SUMMARY_PROMPT,
     timeoutMs,
     maxRetries = 0,
-    maxRetryWaitMs = 60_000,
+    maxRetryWaitMs = DEFAULT_MAX_RETRY_WAIT_MS,
     temperature,
     maxOutputTokens,
   } = options;
