@@ -1,3 +1,4 @@
+import type { AbortedErrorCode } from './error-codes.js';
 import { hasMarker, LoopkeeperError } from './loopkeeper-error.js';
 
 const marker = Symbol.for('loopkeeper.error.aborted');
@@ -5,8 +6,9 @@ const marker = Symbol.for('loopkeeper.error.aborted');
 /** The run was aborted by the host. */
 export class AbortedError extends LoopkeeperError {
   readonly [marker] = true;
+  declare readonly code: AbortedErrorCode;
 
-  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+  constructor(message: string, options?: { cause?: unknown; code?: AbortedErrorCode }) {
     super(options?.code ?? 'aborted', message, options);
     this.name = 'AbortedError';
   }

@@ -1,3 +1,4 @@
+import type { CompactionErrorCode } from './error-codes.js';
 import { hasMarker, LoopkeeperError } from './loopkeeper-error.js';
 
 const marker = Symbol.for('loopkeeper.error.compaction');
@@ -5,8 +6,9 @@ const marker = Symbol.for('loopkeeper.error.compaction');
 /** A compaction step failed, for example the summarizer threw, timed out or returned a rejected summary. */
 export class CompactionError extends LoopkeeperError {
   readonly [marker] = true;
+  declare readonly code: CompactionErrorCode;
 
-  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+  constructor(message: string, options?: { cause?: unknown; code?: CompactionErrorCode }) {
     super(options?.code ?? 'compaction', message, options);
     this.name = 'CompactionError';
   }

@@ -1,3 +1,4 @@
+import type { ConcurrencyErrorCode } from './error-codes.js';
 import { hasMarker, LoopkeeperError } from './loopkeeper-error.js';
 
 const marker = Symbol.for('loopkeeper.error.concurrency');
@@ -5,8 +6,9 @@ const marker = Symbol.for('loopkeeper.error.concurrency');
 /** An append was made against a stale `expectedSeq`: another writer got there first. Nothing was written. */
 export class ConcurrencyError extends LoopkeeperError {
   readonly [marker] = true;
+  declare readonly code: ConcurrencyErrorCode;
 
-  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+  constructor(message: string, options?: { cause?: unknown; code?: ConcurrencyErrorCode }) {
     super(options?.code ?? 'concurrency', message, options);
     this.name = 'ConcurrencyError';
   }

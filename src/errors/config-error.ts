@@ -1,3 +1,4 @@
+import type { ConfigErrorCode } from './error-codes.js';
 import { hasMarker, LoopkeeperError } from './loopkeeper-error.js';
 
 const marker = Symbol.for('loopkeeper.error.config');
@@ -5,8 +6,9 @@ const marker = Symbol.for('loopkeeper.error.config');
 /** Options or identifiers given to loopkeeper are not acceptable. */
 export class ConfigError extends LoopkeeperError {
   readonly [marker] = true;
+  declare readonly code: ConfigErrorCode;
 
-  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+  constructor(message: string, options?: { cause?: unknown; code?: ConfigErrorCode }) {
     super(options?.code ?? 'config', message, options);
     this.name = 'ConfigError';
   }

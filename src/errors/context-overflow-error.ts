@@ -1,3 +1,4 @@
+import type { ContextOverflowErrorCode } from './error-codes.js';
 import { hasMarker, LoopkeeperError } from './loopkeeper-error.js';
 
 const marker = Symbol.for('loopkeeper.error.context_overflow');
@@ -5,8 +6,9 @@ const marker = Symbol.for('loopkeeper.error.context_overflow');
 /** The transcript cannot be brought inside the context window: the compaction cap was reached or even the latest turn alone does not fit. */
 export class ContextOverflowError extends LoopkeeperError {
   readonly [marker] = true;
+  declare readonly code: ContextOverflowErrorCode;
 
-  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+  constructor(message: string, options?: { cause?: unknown; code?: ContextOverflowErrorCode }) {
     super(options?.code ?? 'context_overflow', message, options);
     this.name = 'ContextOverflowError';
   }

@@ -1,3 +1,4 @@
+import type { DurableStepErrorCode, LoopkeeperErrorCode } from './error-codes.js';
 import { hasMarker, LoopkeeperError } from './loopkeeper-error.js';
 
 const marker = Symbol.for('loopkeeper.error.durable-step');
@@ -9,8 +10,13 @@ const marker = Symbol.for('loopkeeper.error.durable-step');
  */
 export class DurableStepError extends LoopkeeperError {
   readonly [marker] = true;
+  /** `durable_step`, or the code of the recorded failure it replays. */
+  declare readonly code: DurableStepErrorCode | LoopkeeperErrorCode;
 
-  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+  constructor(
+    message: string,
+    options?: { cause?: unknown; code?: DurableStepErrorCode | LoopkeeperErrorCode },
+  ) {
     super(options?.code ?? 'durable_step', message, options);
     this.name = 'DurableStepError';
   }

@@ -4,6 +4,24 @@ export { ConcurrencyError } from './concurrency-error.js';
 export { ConfigError } from './config-error.js';
 export { ContextOverflowError } from './context-overflow-error.js';
 export { DurableStepError } from './durable-step-error.js';
+export {
+  type AbortedErrorCode,
+  type CompactionErrorCode,
+  type ConcurrencyErrorCode,
+  type ConfigErrorCode,
+  type ContextOverflowErrorCode,
+  type DurableStepErrorCode,
+  ERROR_CODES,
+  isErrorCodeOf,
+  isLoopkeeperErrorCode,
+  type LoopkeeperErrorCode,
+  type LoopNotRunningErrorCode,
+  type ModelErrorCode,
+  type MutatorErrorCode,
+  type ProtocolErrorCode,
+  type StoreErrorCode,
+  type ToolErrorCode,
+} from './error-codes.js';
 export { LoopNotRunningError } from './loop-not-running-error.js';
 export { LoopkeeperError } from './loopkeeper-error.js';
 export { ModelError, type ModelErrorKind } from './model-error.js';

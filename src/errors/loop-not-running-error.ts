@@ -1,3 +1,4 @@
+import type { LoopNotRunningErrorCode } from './error-codes.js';
 import { LoopkeeperError } from './loopkeeper-error.js';
 
 const marker = Symbol.for('loopkeeper.error.loop-not-running');
@@ -5,8 +6,9 @@ const marker = Symbol.for('loopkeeper.error.loop-not-running');
 /** A turn was asked of a loop that was never started, was stopped, or was closed. */
 export class LoopNotRunningError extends LoopkeeperError {
   readonly [marker] = true;
+  declare readonly code: LoopNotRunningErrorCode;
 
-  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+  constructor(message: string, options?: { cause?: unknown; code?: LoopNotRunningErrorCode }) {
     super(options?.code ?? 'loop_not_running', message, options);
     this.name = 'LoopNotRunningError';
   }

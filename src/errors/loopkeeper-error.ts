@@ -1,3 +1,5 @@
+import type { LoopkeeperErrorCode } from './error-codes.js';
+
 const marker = Symbol.for('loopkeeper.error');
 
 /**
@@ -6,9 +8,9 @@ const marker = Symbol.for('loopkeeper.error');
  */
 export class LoopkeeperError extends Error {
   readonly [marker] = true;
-  readonly code: string;
+  readonly code: LoopkeeperErrorCode;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: LoopkeeperErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'LoopkeeperError';
     this.code = code;
@@ -19,7 +21,7 @@ export class LoopkeeperError extends Error {
   }
 
   /** A plain, JSON-safe description used in logs and telemetry. */
-  toJSON(): { name: string; code: string; message: string } {
+  toJSON(): { name: string; code: LoopkeeperErrorCode; message: string } {
     return { name: this.name, code: this.code, message: this.message };
   }
 }

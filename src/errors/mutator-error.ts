@@ -1,3 +1,4 @@
+import type { MutatorErrorCode } from './error-codes.js';
 import { hasMarker, LoopkeeperError } from './loopkeeper-error.js';
 
 const marker = Symbol.for('loopkeeper.error.mutator');
@@ -5,8 +6,9 @@ const marker = Symbol.for('loopkeeper.error.mutator');
 /** A mutator (or compactor) failed or returned a transcript that breaks the protocol; it was neither sent nor logged. */
 export class MutatorError extends LoopkeeperError {
   readonly [marker] = true;
+  declare readonly code: MutatorErrorCode;
 
-  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+  constructor(message: string, options?: { cause?: unknown; code?: MutatorErrorCode }) {
     super(options?.code ?? 'mutator', message, options);
     this.name = 'MutatorError';
   }

@@ -1,4 +1,5 @@
 import type { ProtocolProblem } from '../transcript/types.js';
+import type { ProtocolErrorCode } from './error-codes.js';
 import { hasMarker, LoopkeeperError } from './loopkeeper-error.js';
 
 const marker = Symbol.for('loopkeeper.error.protocol');
@@ -6,6 +7,7 @@ const marker = Symbol.for('loopkeeper.error.protocol');
 /** A transcript breaks the tool-call protocol; `problems` lists every break found. */
 export class ProtocolError extends LoopkeeperError {
   readonly [marker] = true;
+  declare readonly code: ProtocolErrorCode;
   readonly problems: readonly ProtocolProblem[];
   /** The session log event that broke the protocol, when the transcript came from a log. */
   readonly seq: number | undefined;

@@ -1,3 +1,4 @@
+import type { ToolErrorCode } from './error-codes.js';
 import { hasMarker, LoopkeeperError } from './loopkeeper-error.js';
 
 const marker = Symbol.for('loopkeeper.error.tool');
@@ -5,8 +6,9 @@ const marker = Symbol.for('loopkeeper.error.tool');
 /** A tool definition is not usable. */
 export class ToolError extends LoopkeeperError {
   readonly [marker] = true;
+  declare readonly code: ToolErrorCode;
 
-  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+  constructor(message: string, options?: { cause?: unknown; code?: ToolErrorCode }) {
     super(options?.code ?? 'tool', message, options);
     this.name = 'ToolError';
   }

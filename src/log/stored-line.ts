@@ -1,3 +1,4 @@
+import type { StoreErrorCode } from '../errors/error-codes.js';
 import { StoreError } from '../errors/index.js';
 import { SESSION_EVENT_TYPES, SESSION_SCHEMA_VERSION, type SessionEvent } from './events.js';
 import { checkSeal } from './line-checksum.js';
@@ -32,7 +33,7 @@ export function parseStoredLine({
   readonly lineNumber: number;
   readonly expectedSeq: number;
 }): SessionEvent {
-  const fail = (problem: string, code = 'corrupt_log'): never => {
+  const fail = (problem: string, code: StoreErrorCode = 'corrupt_log'): never => {
     throw new StoreError(`Session log ${path}, line ${lineNumber}: ${problem}`, { code });
   };
   const seal = checkSeal(line);

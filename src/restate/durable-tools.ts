@@ -1,5 +1,6 @@
 import { describeThrownText } from '../errors/describe-thrown.js';
 import { DurableStepError } from '../errors/durable-step-error.js';
+import { isLoopkeeperErrorCode } from '../errors/error-codes.js';
 import type { AnyToolDefinition, ToolExecutionOptions } from '../tools/types.js';
 import type { DurableSteps, StepOutcome } from './durable-steps.js';
 
@@ -40,7 +41,10 @@ export function durableTools({
         );
         if (outcome === undefined) throw new DurableStepError('The run was aborted.');
         if (outcome.ok) return outcome.value;
-        throw new DurableStepError(outcome.error.message, { code: outcome.error.code });
+        const { code } = outcome.error;
+        throw new DurableStepError(outcome.error.message, {
+          code: isLoopkeeperErrorCode(code) ? code : 'durable_step',
+        });
       },
     };
   });

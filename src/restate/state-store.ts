@@ -1,6 +1,7 @@
 import type { ObjectContext, ObjectSharedContext } from '@restatedev/restate-sdk';
 import { ConcurrencyError } from '../errors/concurrency-error.js';
 import { describeThrownText } from '../errors/describe-thrown.js';
+import { isErrorCodeOf } from '../errors/error-codes.js';
 import { LoopkeeperError } from '../errors/loopkeeper-error.js';
 import { StoreError } from '../errors/store-error.js';
 import type { NewSessionEvent, SessionEvent } from '../log/events.js';
@@ -58,7 +59,12 @@ export class RestateStateStore implements SessionStore {
     const outcome = await this.#steps.record(`log append ${lastSeq + 1}`, async () =>
       stampOutcome(events, lastSeq),
     );
-    if (!outcome.ok) throw new StoreError(outcome.error.message, { code: outcome.error.code });
+    if (!outcome.ok) {
+      const { code } = outcome.error;
+      throw new StoreError(outcome.error.message, {
+        code: isErrorCodeOf('StoreError', code) ? code : 'store',
+      });
+    }
     const stamped = freezeDeep(outcome.value);
     for (const event of stamped) {
       this.#context.set(stateKeys.event(event.seq), event);

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from '../../errors/config-error.js';
+import { isErrorCodeOf } from '../../errors/error-codes.js';
 import { LoopkeeperError } from '../../errors/loopkeeper-error.js';
 import type { Recording } from '../../testing/replay-plan.js';
 import { fromChatMessages } from '../../transcript/from-chat-messages.js';
@@ -78,6 +79,8 @@ function toItems({ path, parsed }: { path: string; parsed: unknown }): readonly 
     return fromChatMessages(messagesOf(parsed));
   } catch (error) {
     if (!LoopkeeperError.isInstance(error)) throw error;
-    throw new ConfigError(`${path}: ${error.message}`, { code: error.code, cause: error });
+    // A config failure keeps its code; any other (a protocol break) says which file.
+    const code = isErrorCodeOf('ConfigError', error.code) ? error.code : 'invalid_transcript_file';
+    throw new ConfigError(`${path}: ${error.message}`, { code, cause: error });
   }
 }

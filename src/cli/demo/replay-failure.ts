@@ -1,3 +1,4 @@
+import { isLoopkeeperErrorCode } from '../../errors/error-codes.js';
 import { LoopkeeperError } from '../../errors/loopkeeper-error.js';
 import type { RunFinished } from '../../events/telemetry-events.js';
 
@@ -30,8 +31,9 @@ export function replayFailure({
     finished.error?.name === 'ContextOverflowError'
       ? ` The window is too small for this recording; try --window ${Math.max(8192, window * 2)}.`
       : '';
+  const code = finished.error?.code;
   return new LoopkeeperError(
-    finished.error?.code ?? 'demo_run_failed',
+    isLoopkeeperErrorCode(code) ? code : 'demo_run_failed',
     `${where} ended ${finished.outcome}: ${finished.error?.message ?? 'no error recorded'}.${hint}`,
   );
 }

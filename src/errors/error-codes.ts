@@ -1,0 +1,111 @@
+import type { ModelErrorKind } from './model-error.js';
+
+/**
+ * Every code a loopkeeper error can carry, by class: typed unions, so a code is never a free
+ * string, and listed at runtime, so a code read back from a log or a journal can be checked.
+ */
+export const ERROR_CODES = {
+  AbortedError: ['aborted'],
+  CompactionError: [
+    'compaction',
+    'budget_not_met',
+    'emergency_prune_failed',
+    'no_backend',
+    'summary_aborted',
+    'summary_failed',
+    'summary_input_too_small',
+    'summary_rejected',
+    'summary_timeout',
+    'trigger_failed',
+  ],
+  ConcurrencyError: ['concurrency'],
+  ConfigError: [
+    'config',
+    'config_duplicate_tool_name',
+    'config_invalid_input',
+    'config_invalid_option',
+    'config_invalid_telemetry_source',
+    'config_invalid_timeout',
+    'config_invalid_tools',
+    'empty_transcript',
+    'encoding_load_failed',
+    'inspector_port',
+    'invalid_cache_size',
+    'invalid_cwd',
+    'invalid_items',
+    'invalid_option',
+    'invalid_session_id',
+    'invalid_smoothing',
+    'invalid_text',
+    'invalid_token_count',
+    'invalid_transcript_file',
+    'item_id_reused',
+    'no_recordings',
+    'not_a_session_log',
+    'package_root_missing',
+    'session_not_found',
+    'token_counter_failed',
+    'transcript_unreadable',
+    'unknown_encoding',
+    'unknown_strategy',
+  ],
+  ContextOverflowError: ['context_overflow'],
+  DurableStepError: ['durable_step'],
+  LoopNotRunningError: ['loop_not_running'],
+  MutatorError: ['mutator'],
+  ProtocolError: ['protocol_invalid'],
+  StoreError: [
+    'store',
+    'corrupt_log',
+    'event_out_of_order',
+    'invalid_event',
+    'invalid_replacement',
+    'io',
+    'session_locked',
+    'store_closed',
+    'store_gap',
+    'store_wrong_session',
+    'symlink_refused',
+    'unresolved_reference',
+    'unsupported_schema_version',
+    'writer_broken',
+  ],
+  ToolError: ['tool', 'tool_invalid_definition'],
+  /** The `loopkeeper` command's own: a bad command line, a demo replay that did not complete. */
+  UsageError: ['usage'],
+  CommandError: ['demo_step_limit', 'demo_run_failed'],
+} as const;
+
+type CodesOf<Name extends keyof typeof ERROR_CODES> = (typeof ERROR_CODES)[Name][number];
+
+export type AbortedErrorCode = CodesOf<'AbortedError'>;
+export type CompactionErrorCode = CodesOf<'CompactionError'>;
+export type ConcurrencyErrorCode = CodesOf<'ConcurrencyError'>;
+export type ConfigErrorCode = CodesOf<'ConfigError'>;
+export type ContextOverflowErrorCode = CodesOf<'ContextOverflowError'>;
+export type DurableStepErrorCode = CodesOf<'DurableStepError'>;
+export type LoopNotRunningErrorCode = CodesOf<'LoopNotRunningError'>;
+export type MutatorErrorCode = CodesOf<'MutatorError'>;
+export type ProtocolErrorCode = CodesOf<'ProtocolError'>;
+export type StoreErrorCode = CodesOf<'StoreError'>;
+export type ToolErrorCode = CodesOf<'ToolError'>;
+/** A `ModelError`'s code: `model_` and its kind. */
+export type ModelErrorCode = `model_${ModelErrorKind}`;
+
+/** Any code a loopkeeper error carries. */
+export type LoopkeeperErrorCode = CodesOf<keyof typeof ERROR_CODES> | ModelErrorCode;
+
+/** Whether `code` is one of `Name`'s codes (for a code read back from a log or a journal). */
+export function isErrorCodeOf<Name extends keyof typeof ERROR_CODES>(
+  name: Name,
+  code: unknown,
+): code is CodesOf<Name> {
+  return (ERROR_CODES[name] as readonly unknown[]).includes(code);
+}
+
+/** Whether `code` is any loopkeeper error's code (a `model_` code by its prefix). */
+export function isLoopkeeperErrorCode(code: unknown): code is LoopkeeperErrorCode {
+  if (typeof code !== 'string') return false;
+  if (code.startsWith('model_')) return true;
+  return Object.values(ERROR_CODES).some((codes) => (codes as readonly string[]).includes(code));
+}
