@@ -1,33 +1,18 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createCompactor } from '../../src/compaction/compactor.js';
 import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
 import type { CompactionTrigger, MutationPoint } from '../../src/compaction/types.js';
 import { openAIChatModel } from '../../src/model/openai-chat-model.js';
 import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
 import { runTurn } from '../../src/runtime/run-turn.js';
-import {
-  type FakeOpenAIServer,
-  startFakeOpenAIServer,
-} from '../../src/testing/fake-openai-server.js';
 import type { TokenCounter } from '../../src/tokens/types.js';
-import { defineTool } from '../../src/tools/define-tool.js';
+import { readLogTool, useFakeServer } from '../support/fake-server.js';
 import { recordTelemetry, sharedTokenCounter } from '../support/loop-harness.js';
 
 let tokens: TokenCounter;
-let server: FakeOpenAIServer | undefined;
+const startServer = useFakeServer();
 beforeAll(async () => {
   tokens = await sharedTokenCounter();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-const readLog = defineTool({
-  name: 'read_log',
-  description: 'Returns a long log.',
-  parameters: { type: 'object', properties: { part: { type: 'integer' } }, required: ['part'] },
-  execute: ({ part }: { part: number }) => `log part ${part}\n${'line of output\n'.repeat(400)}`,
 });
 
 /**
@@ -50,7 +35,7 @@ function recordingTrigger(
 }
 
 async function runToolTurn(points: readonly MutationPoint[], { alwaysFire = false } = {}) {
-  server = await startFakeOpenAIServer({
+  const server = await startServer({
     replies: [
       { toolCalls: [{ id: 'call_0', name: 'read_log', arguments: { part: 0 } }] },
       { toolCalls: [{ id: 'call_1', name: 'read_log', arguments: { part: 1 } }] },
@@ -61,7 +46,7 @@ async function runToolTurn(points: readonly MutationPoint[], { alwaysFire = fals
   const seen: (MutationPoint | undefined)[] = [];
   const loop = createAgentLoop({
     model: openAIChatModel({ baseURL: server.url, apiKey: 'test', model: 'gpt-test' }),
-    tools: [readLog],
+    tools: [readLogTool],
     compactor: createCompactor({ trigger: recordingTrigger(seen, alwaysFire), points }),
     tokens,
   });

@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createCompactor } from '../../src/compaction/compactor.js';
 import type { CompactorOptions } from '../../src/compaction/compactor-types.js';
 import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
@@ -8,29 +8,14 @@ import type { MutationFinished } from '../../src/events/telemetry-events.js';
 import { openAIChatModel } from '../../src/model/openai-chat-model.js';
 import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
 import { runTurn } from '../../src/runtime/run-turn.js';
-import {
-  type FakeOpenAIServer,
-  startFakeOpenAIServer,
-} from '../../src/testing/fake-openai-server.js';
 import type { TokenCounter } from '../../src/tokens/types.js';
-import { defineTool } from '../../src/tools/define-tool.js';
+import { readLogTool, useFakeServer } from '../support/fake-server.js';
 import { recordTelemetry, sharedTokenCounter } from '../support/loop-harness.js';
 
 let tokens: TokenCounter;
-let server: FakeOpenAIServer | undefined;
+const startServer = useFakeServer();
 beforeAll(async () => {
   tokens = await sharedTokenCounter();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-const readLog = defineTool({
-  name: 'read_log',
-  description: 'Returns a long log.',
-  parameters: { type: 'object', properties: { part: { type: 'integer' } }, required: ['part'] },
-  execute: ({ part }: { part: number }) => `log part ${part}\n${'line of output\n'.repeat(400)}`,
 });
 
 /** Fires on its first call only: the loop's budget check compacts once, and the result counts as effective. */
@@ -76,7 +61,7 @@ async function finishedMutations(
   mutator: string,
   options: Omit<CompactorOptions, 'trigger' | 'points'>,
 ): Promise<MutationFinished[]> {
-  server = await startFakeOpenAIServer({
+  const server = await startServer({
     replies: [
       { toolCalls: [{ id: 'call_0', name: 'read_log', arguments: { part: 0 } }] },
       { toolCalls: [{ id: 'call_1', name: 'read_log', arguments: { part: 1 } }] },
@@ -85,7 +70,7 @@ async function finishedMutations(
   });
   const loop = createAgentLoop({
     model: openAIChatModel({ baseURL: server.url, apiKey: 'test', model: 'gpt-test' }),
-    tools: [readLog],
+    tools: [readLogTool],
     compactor: createCompactor({ trigger: fireOnce(), points: ['AfterTurnEnded'], ...options }),
     tokens,
   });
