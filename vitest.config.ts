@@ -17,6 +17,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Both cores: vitest's default leaves one idle here, and the suite is mostly child
+    // processes and I/O waits, which overlap well.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,

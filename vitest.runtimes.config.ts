@@ -50,5 +50,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    maxWorkers: 2,
   },
 });
