@@ -33,12 +33,15 @@ export function faultyBackend(fault: SummarizerFault): CompactionBackend & { cal
  * long answer in the faulty turn pushes it into the summary tier. The latest turn alone stays
  * under the line, so the emergency prune can always save the run.
  */
-export function summarizingCompactor(backend: CompactionBackend): Compactor {
+export function summarizingCompactor(
+  backend: CompactionBackend,
+  { summaryTimeoutMs = 100 }: { summaryTimeoutMs?: number } = {},
+): Compactor {
   return createCompactor({
     trigger: tokenBudgetTrigger({ maxTokens: 1_000 }),
     backend,
     summary: { keepRecentTokens: 100 },
-    summaryTimeoutMs: 100,
+    summaryTimeoutMs,
   });
 }
 
