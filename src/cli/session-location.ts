@@ -1,4 +1,6 @@
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
+import { isValidSessionId } from '../log/session-id.js';
+import { UsageError } from './usage-error.js';
 
 /** Where `run` and `show` keep session logs when no --dir is given. */
 export const DEFAULT_SESSION_DIRECTORY = '.loopkeeper/sessions';
@@ -26,4 +28,23 @@ export function locateSession({
     return { directory: dirname(path), sessionId: basename(path, '.jsonl') };
   }
   return { directory: resolve(cwd, directory ?? DEFAULT_SESSION_DIRECTORY), sessionId: session };
+}
+
+/** `locateSession` for a command's `<session>` argument: a bad session id is a usage error. */
+export function sessionArgument({
+  command,
+  session,
+  directory,
+  cwd,
+}: {
+  command: string;
+  session: string;
+  directory: string | undefined;
+  cwd: string;
+}): SessionLocation {
+  const location = locateSession({ session, directory, cwd });
+  if (!isValidSessionId(location.sessionId)) {
+    throw new UsageError(`"${location.sessionId}" is not a valid session id`, { command });
+  }
+  return location;
 }

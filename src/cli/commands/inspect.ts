@@ -1,8 +1,6 @@
-import { isValidSessionId } from '../../log/session-id.js';
 import { defineCommand } from '../define-command.js';
 import { COMMON_OPTIONS, integerOption, requirePositionals } from '../parse-command-line.js';
-import { DEFAULT_SESSION_DIRECTORY, locateSession } from '../session-location.js';
-import { UsageError } from '../usage-error.js';
+import { DEFAULT_SESSION_DIRECTORY, sessionArgument } from '../session-location.js';
 
 const name = 'inspect';
 const usage = 'loopkeeper inspect <session> [--dir DIR] [--port PORT] [--step-ms MS]';
@@ -52,10 +50,12 @@ export const inspectCommand = defineCommand({
       fallback: 0,
       minimum: 0,
     });
-    const location = locateSession({ session, directory: values.dir, cwd: context.cwd });
-    if (!isValidSessionId(location.sessionId)) {
-      throw new UsageError(`"${location.sessionId}" is not a valid session id`, { command: name });
-    }
+    const location = sessionArgument({
+      command: name,
+      session,
+      directory: values.dir,
+      cwd: context.cwd,
+    });
     // Loaded after parsing, so --help and usage errors answer without loading the relay.
     const { executeInspect } = await import('../inspect/execute-inspect.js');
     return executeInspect({ location, port, stepDelayMs }, context);

@@ -1,10 +1,8 @@
 import { resolve } from 'node:path';
-import { isValidSessionId } from '../../log/session-id.js';
 import { defineCommand } from '../define-command.js';
 import { encodingOption } from '../encoding-option.js';
 import { COMMON_OPTIONS, requirePositionals } from '../parse-command-line.js';
-import { DEFAULT_SESSION_DIRECTORY, locateSession } from '../session-location.js';
-import { UsageError } from '../usage-error.js';
+import { DEFAULT_SESSION_DIRECTORY, sessionArgument } from '../session-location.js';
 
 const name = 'show';
 const usage = 'loopkeeper show <session> [--dir DIR] [--json]';
@@ -46,14 +44,12 @@ export const showCommand = defineCommand({
       string,
     ];
     const encoding = encodingOption({ command: name, value: values.encoding });
-    const { directory, sessionId } = locateSession({
+    const { directory, sessionId } = sessionArgument({
+      command: name,
       session,
       directory: values.dir,
       cwd: context.cwd,
     });
-    if (!isValidSessionId(sessionId)) {
-      throw new UsageError(`"${sessionId}" is not a valid session id`, { command: name });
-    }
     // Loaded after parsing, so --help and usage errors answer without loading the tokenizer.
     const { executeShow } = await import('../show/execute-show.js');
     return executeShow(
