@@ -3,23 +3,14 @@ import {
   type Compactor,
   contextWindowTrigger,
   countRequest,
-  createAgentLoop,
   createCompactor,
   extractiveSummarizer,
   fromChatMessages,
   type Item,
-  MemorySessionStore,
-  type ModelAdapter,
-  runTurn,
   type TokenCounter,
   type ToolSpec,
 } from '../../src/index.js';
-import {
-  buildReplayPlan,
-  createReplayTools,
-  QUALITY_INSTRUCTIONS,
-  ScriptedModel,
-} from '../../src/testing/index.js';
+import { QUALITY_INSTRUCTIONS, replayRecording } from '../../src/testing/index.js';
 import { loadTranscriptFixtures } from '../../test/support/transcripts.js';
 import { type CostPoint, costRetentionSvg } from './cost-retention-chart.js';
 import { markdownTable, type ReportSection } from './markdown.js';
@@ -78,38 +69,18 @@ async function replayLoop({
   messages: readonly unknown[];
   counter: TokenCounter;
   compactor?: Compactor;
-}): Promise<{ requests: Item[][]; tools: readonly ToolSpec[] }> {
-  const plan = buildReplayPlan({
-    recordings: [{ name: 'replay', items: fromChatMessages(messages) }],
-  });
-  const scripted = new ScriptedModel({ turns: plan.answers, tokens: counter, streamDeltas: false });
-  const requests: Item[][] = [];
-  let tools: readonly ToolSpec[] = [];
-  const model: ModelAdapter = {
-    name: 'bench-replay',
-    generate(request) {
-      requests.push([...request.transcript]);
-      tools = request.tools;
-      return scripted.generate(request);
-    },
-  };
-  const loop = createAgentLoop({
-    model,
-    tools: createReplayTools({ toolNames: plan.toolNames, outputs: plan.outputs }),
-    instructions: QUALITY_INSTRUCTIONS,
-    store: new MemorySessionStore(),
+}): Promise<{ requests: (readonly Item[])[]; tools: readonly ToolSpec[] }> {
+  const replayed = await replayRecording({
+    messages,
     tokens: counter,
-    maxStepsPerRun: 1_000,
     ...(compactor === undefined ? {} : { compactor }),
   });
-  loop.start();
-  for (const turn of plan.turns) {
-    const finished = await runTurn(loop, turn.content);
-    if (finished.outcome !== 'completed')
-      throw new Error(`bench: a replayed turn ended ${finished.outcome}`);
-  }
-  loop.stop();
-  return { requests, tools };
+  const failed = replayed.turns.find((turn) => turn.outcome !== 'completed');
+  if (failed !== undefined) throw new Error(`bench: a replayed turn ended ${failed.outcome}`);
+  return {
+    requests: replayed.requests.map((request) => request.items),
+    tools: replayed.requests[0]?.tools ?? [],
+  };
 }
 
 function trigger(replay: Pick<Replay, 'window'>, targetRatio?: number) {

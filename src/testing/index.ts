@@ -29,6 +29,12 @@ export {
   measureCompactionQuality,
   QUALITY_INSTRUCTIONS,
 } from './quality/measure-compaction-quality.js';
+export {
+  type ReplayedRecording,
+  type ReplayedRequest,
+  type ReplayRecordingOptions,
+  replayRecording,
+} from './quality/replay-recording.js';
 export { type WorkFacts, workFactsOf } from './quality/work-facts.js';
 export {
   type RecordedSession,

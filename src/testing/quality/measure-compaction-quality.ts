@@ -4,18 +4,13 @@ import { isSummaryItem } from '../../compaction/summary.js';
 import { contextWindowTrigger } from '../../compaction/triggers/context-window-trigger.js';
 import type { CompactionBackend, CompactionTrigger } from '../../compaction/types.js';
 import type { TelemetryEvent } from '../../events/telemetry-events.js';
-import { MemorySessionStore } from '../../log/memory-store.js';
-import type { ModelAdapter } from '../../model/types.js';
-import { createAgentLoop } from '../../runtime/create-agent-loop.js';
-import { runTurn } from '../../runtime/run-turn.js';
 import type { TokenCounter } from '../../tokens/types.js';
-import { fromChatMessages } from '../../transcript/from-chat-messages.js';
 import type { Item } from '../../transcript/types.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
-import { buildReplayPlan } from '../replay-plan.js';
-import { createReplayTools } from '../replay-tools.js';
-import { ScriptedModel } from '../scripted-model.js';
+import { QUALITY_INSTRUCTIONS, replayRecording } from './replay-recording.js';
 import { isVisible, visibleText, type WorkFacts, workFactsOf } from './work-facts.js';
+
+export { QUALITY_INSTRUCTIONS } from './replay-recording.js';
 
 export interface CompactionQualityOptions {
   /** Names the transcript in the report. */
@@ -71,10 +66,6 @@ export interface CompactionQualityReport {
   readonly finalSummary: string | undefined;
 }
 
-/** Replays the messages with an adapter of the harness's choosing (see docs/quality.md). */
-export const QUALITY_INSTRUCTIONS =
-  'You are an agent whose recorded session is being replayed. Continue the work as recorded.';
-
 function recall(dropped: readonly string[], visible: string): FactRecall {
   const lost = dropped.filter((fact) => !isVisible(fact, visible));
   return {
@@ -114,55 +105,35 @@ export async function measureCompactionQuality({
   instructions = QUALITY_INSTRUCTIONS,
   onTelemetry,
 }: CompactionQualityOptions): Promise<CompactionQualityReport> {
-  const recorded = fromChatMessages(messages);
-  const plan = buildReplayPlan({ recordings: [{ name, items: recorded }] });
   // The line is exact: no reserve, and percent at its default share of the window.
   const trigger = contextWindowTrigger({ window: Math.ceil(line / 0.8), outputReserve: 0 });
   const compactor =
     buildCompactor?.(trigger) ??
     createCompactor(backend === undefined ? { trigger } : { trigger, backend });
-  const scripted = new ScriptedModel({ turns: plan.answers, tokens, model: 'recorded-replay' });
-  // The loop hands the model its live history (it grows in place), so each request is copied.
-  const requests: { instructions: string | undefined; items: readonly Item[] }[] = [];
-  const model: ModelAdapter = {
-    name: scripted.name,
-    generate(request) {
-      requests.push({ instructions: request.instructions, items: [...request.transcript] });
-      return scripted.generate(request);
-    },
-  };
-  const loop = createAgentLoop({
-    model,
-    tools: createReplayTools({ toolNames: plan.toolNames, outputs: plan.outputs }),
-    instructions,
-    compactor,
-    store: new MemorySessionStore(),
-    tokens,
-    maxStepsPerRun: 1_000,
-  });
   let compactions = 0;
   let summaries = 0;
   let emergencyPrunes = 0;
-  loop.on('CompactionFinished', (event) => {
-    compactions += 1;
-    if (event.tier === 'summary') summaries += 1;
+  const { recorded, requests, turns, loop } = await replayRecording({
+    messages,
+    tokens,
+    compactor,
+    instructions,
+    onTelemetry: (event) => {
+      if (event.type === 'CompactionFinished') {
+        compactions += 1;
+        if (event.tier === 'summary') summaries += 1;
+      }
+      if (event.type === 'EmergencyPruneApplied') emergencyPrunes += 1;
+      onTelemetry?.(event);
+    },
   });
-  loop.on('EmergencyPruneApplied', () => {
-    emergencyPrunes += 1;
-  });
-  if (onTelemetry !== undefined) loop.on('*', onTelemetry);
-  loop.start();
-  const failures: string[] = [];
-  let turnsCompleted = 0;
-  for (const turn of plan.turns) {
-    const finished = await runTurn(loop, turn.content);
-    if (finished.outcome === 'completed') turnsCompleted += 1;
-    else
-      failures.push(
+  const failures = turns
+    .filter((finished) => finished.outcome !== 'completed')
+    .map(
+      (finished) =>
         `${finished.outcome}${finished.error ? `: ${finished.error.code}: ${finished.error.message}` : ''}`,
-      );
-  }
-  loop.stop();
+    );
+  const turnsCompleted = turns.length - failures.length;
 
   const goal = recorded.find((item) => item.kind === 'user');
   const goalText = goal === undefined ? '' : visibleText(undefined, [goal]);
@@ -197,7 +168,7 @@ export async function measureCompactionQuality({
     name,
     line,
     transcriptTokens: tokens.count(recorded),
-    turns: plan.turns.length,
+    turns: turns.length,
     turnsCompleted,
     failures,
     requests: requests.length,

@@ -1,0 +1,87 @@
+import type { Compactor } from '../../compaction/compactor-types.js';
+import type { TelemetryEvent } from '../../events/telemetry-events.js';
+import { MemorySessionStore } from '../../log/memory-store.js';
+import type { ModelAdapter, ToolSpec } from '../../model/types.js';
+import { type AgentLoopActor, createAgentLoop } from '../../runtime/create-agent-loop.js';
+import { runTurn, type TurnResult } from '../../runtime/run-turn.js';
+import type { TokenCounter } from '../../tokens/types.js';
+import { fromChatMessages } from '../../transcript/from-chat-messages.js';
+import type { Item } from '../../transcript/types.js';
+import { buildReplayPlan } from '../replay-plan.js';
+import { createReplayTools } from '../replay-tools.js';
+import { ScriptedModel } from '../scripted-model.js';
+
+/** Replays messages with an adapter of the harness's choosing (see docs/quality.md). */
+export const QUALITY_INSTRUCTIONS =
+  'You are an agent whose recorded session is being replayed. Continue the work as recorded.';
+
+export interface ReplayRecordingOptions {
+  /** A recorded conversation as OpenAI chat messages; its system prompt is not replayed. */
+  readonly messages: readonly unknown[];
+  readonly tokens: TokenCounter;
+  readonly compactor?: Compactor;
+  readonly instructions?: string;
+  /** Sees every telemetry event of the replay's loop. */
+  readonly onTelemetry?: (event: TelemetryEvent) => void;
+}
+
+/** A request the model received, copied when it was made. */
+export interface ReplayedRequest {
+  readonly instructions: string | undefined;
+  readonly tools: readonly ToolSpec[];
+  readonly items: readonly Item[];
+}
+
+export interface ReplayedRecording {
+  readonly recorded: readonly Item[];
+  readonly requests: readonly ReplayedRequest[];
+  /** The result of every recorded user turn, in order. */
+  readonly turns: readonly TurnResult[];
+  /** The stopped loop, whose session log holds everything the replay logged. */
+  readonly loop: AgentLoopActor;
+}
+
+/**
+ * Replays one recorded conversation through the real loop: a scripted model answering as
+ * recorded, replay tools giving the recorded outputs, a memory store, and `compactor` if given.
+ * Every request is copied as the model received it (the loop hands over its live history, which
+ * grows in place).
+ */
+export async function replayRecording({
+  messages,
+  tokens,
+  compactor,
+  instructions = QUALITY_INSTRUCTIONS,
+  onTelemetry,
+}: ReplayRecordingOptions): Promise<ReplayedRecording> {
+  const recorded = fromChatMessages(messages);
+  const plan = buildReplayPlan({ recordings: [{ name: 'replay', items: recorded }] });
+  const scripted = new ScriptedModel({ turns: plan.answers, tokens, model: 'recorded-replay' });
+  const requests: ReplayedRequest[] = [];
+  const model: ModelAdapter = {
+    name: scripted.name,
+    generate(request) {
+      requests.push({
+        instructions: request.instructions,
+        tools: request.tools,
+        items: [...request.transcript],
+      });
+      return scripted.generate(request);
+    },
+  };
+  const loop = createAgentLoop({
+    model,
+    tools: createReplayTools({ toolNames: plan.toolNames, outputs: plan.outputs }),
+    instructions,
+    store: new MemorySessionStore(),
+    tokens,
+    maxStepsPerRun: 1_000,
+    ...(compactor === undefined ? {} : { compactor }),
+  });
+  if (onTelemetry !== undefined) loop.on('*', onTelemetry);
+  loop.start();
+  const turns: TurnResult[] = [];
+  for (const turn of plan.turns) turns.push(await runTurn(loop, turn.content));
+  loop.stop();
+  return { recorded, requests, turns, loop };
+}
