@@ -13,6 +13,8 @@ export class PromptOverhead {
   readonly #instructions: string;
   readonly #specs: readonly ToolSpec[];
   #measured: number | undefined;
+  /** The report (prompt tokens, items covered, history epoch) `#measured` was taken from. */
+  #measuredFrom: string | undefined;
   #estimated: number | undefined;
 
   constructor(instructions: string | undefined, specs: readonly ToolSpec[]) {
@@ -20,12 +22,21 @@ export class PromptOverhead {
     this.#specs = specs;
   }
 
-  /** Measures from the session's latest report when there is one (O(items it covered)). */
+  /**
+   * Measures from the session's latest report when there is one: O(items it covered), once per
+   * report, since a report describes a fixed prefix of the history until the next one.
+   */
   measure(session: LoopSession, tokens: TokenCounter): number {
     const reported = session.reported;
-    if (reported !== undefined) {
+    // The items a report covers change only when a compaction replaces the history.
+    const key =
+      reported === undefined
+        ? undefined
+        : `${reported.promptTokens}:${reported.itemCount}:${session.epoch}`;
+    if (reported !== undefined && key !== this.#measuredFrom) {
       const covered = tokens.count(session.items.slice(0, reported.itemCount));
       this.#measured = Math.max(0, reported.promptTokens - covered);
+      this.#measuredFrom = key;
     }
     return this.last(tokens);
   }
