@@ -1,3 +1,6 @@
+import type { TokenCounter } from '../../tokens/types.js';
+import type { Item } from '../../transcript/types.js';
+import { deriveItem } from './derived-item.js';
 import { toolOutputFacts } from './tool-output-placeholder.js';
 
 /** Ids of clipped copies start with this, so a clipped output is never clipped again. */
@@ -35,4 +38,42 @@ export function clipText(
   const size =
     lines > 0 ? `${lines} lines, ${middle.length} characters` : `${middle.length} characters`;
   return `${head}\n[… ${size} cut by compaction.${toolOutputFacts(middle, Math.min(middle.length / 6, keep * 0.4))} ${advice}]\n${tail}`;
+}
+
+/**
+ * A copy of an item whose text is clipped (with `clipText`) until the copy counts at most
+ * `maxTokens`: it starts from the text's own characters per token, then shrinks, at most six
+ * tries. Undefined when no try fits.
+ */
+export function clipItemToFit<T extends Item>({
+  item,
+  text,
+  size,
+  maxTokens,
+  withText,
+  tokens,
+  advice,
+}: {
+  readonly item: T;
+  readonly text: string;
+  /** Tokens of `item` as it is. */
+  readonly size: number;
+  readonly maxTokens: number;
+  /** `item` with its text replaced. */
+  readonly withText: (clipped: string) => T;
+  readonly tokens: TokenCounter;
+  readonly advice?: string;
+}): T | undefined {
+  let characters = (text.length * maxTokens) / size;
+  for (let attempt = 0; attempt < 6 && characters >= 1; attempt += 1) {
+    const clipped = deriveItem(
+      item,
+      withText(clipText(text, characters, advice)),
+      CLIPPED_ID_PREFIX,
+    );
+    const clippedSize = tokens.countItem(clipped);
+    if (clippedSize <= maxTokens) return clipped;
+    characters *= (0.9 * maxTokens) / clippedSize;
+  }
+  return undefined;
 }

@@ -1,7 +1,6 @@
 import type { TokenCounter } from '../../tokens/types.js';
 import type { Item, UserItem } from '../../transcript/types.js';
-import { CLIPPED_ID_PREFIX, clipText } from '../helpers/clip-text.js';
-import { deriveItem } from '../helpers/derived-item.js';
+import { clipItemToFit } from '../helpers/clip-text.js';
 import { latestTurnStart } from '../helpers/structure.js';
 
 /** The least a clipped request keeps, so it still says what the user asked for. */
@@ -42,19 +41,16 @@ export function clipLatestRequest(
   const size = tokens.countItem(request);
   const allowed = size - (total - maxTokens);
   if (allowed < MIN_CLIPPED_REQUEST_TOKENS) return transcript;
-  // Start from the request's own characters per token, then shrink until the copy fits.
-  let characters = (text.length * allowed) / size;
-  for (let attempt = 0; attempt < 6 && characters >= 1; attempt += 1) {
-    const clipped = deriveItem(
-      request,
-      { ...request, content: clipText(text, characters, requestAdvice) },
-      CLIPPED_ID_PREFIX,
-    );
-    const clippedSize = tokens.countItem(clipped);
-    if (clippedSize <= allowed) {
-      return [...transcript.slice(0, start), clipped, ...transcript.slice(start + 1)];
-    }
-    characters *= (0.9 * allowed) / clippedSize;
-  }
-  return transcript;
+  const clipped = clipItemToFit({
+    item: request,
+    text,
+    size,
+    maxTokens: allowed,
+    withText: (content) => ({ ...request, content }),
+    tokens,
+    advice: requestAdvice,
+  });
+  return clipped === undefined
+    ? transcript
+    : [...transcript.slice(0, start), clipped, ...transcript.slice(start + 1)];
 }

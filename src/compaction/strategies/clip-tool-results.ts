@@ -1,8 +1,7 @@
 import type { TokenCounter } from '../../tokens/types.js';
 import type { Item, ToolResultItem } from '../../transcript/types.js';
 import { clipCapFor } from '../compactor-sizes.js';
-import { CLIPPED_ID_PREFIX, clipText } from '../helpers/clip-text.js';
-import { deriveItem } from '../helpers/derived-item.js';
+import { CLIPPED_ID_PREFIX, clipItemToFit } from '../helpers/clip-text.js';
 import { requireNonNegative } from '../helpers/options.js';
 import { changedResult, skippedResult } from '../helpers/result.js';
 import { isPrunedToolResult } from '../helpers/tool-output-placeholder.js';
@@ -26,19 +25,15 @@ function clipResult(
   const size = tokens.countItem(item);
   if (size <= maxTokens) return undefined;
   const { chatShape: _stale, ...rest } = item;
-  // Start from this output's own characters per token, then shrink until the copy fits.
-  let characters = (item.content.length * maxTokens) / size;
-  for (let attempt = 0; attempt < 6 && characters >= 1; attempt += 1) {
-    const clipped = deriveItem(
-      item,
-      { ...rest, content: clipText(item.content, characters) },
-      CLIPPED_ID_PREFIX,
-    );
-    const clippedSize = tokens.countItem(clipped);
-    if (clippedSize <= maxTokens) return clippedSize < size ? clipped : undefined;
-    characters *= (0.9 * maxTokens) / clippedSize;
-  }
-  return undefined;
+  const clipped = clipItemToFit({
+    item,
+    text: item.content,
+    size,
+    maxTokens,
+    withText: (content) => ({ ...rest, content }),
+    tokens,
+  });
+  return clipped !== undefined && tokens.countItem(clipped) < size ? clipped : undefined;
 }
 
 /**
