@@ -7,9 +7,8 @@ export default defineConfig({
   resolve: {
     // Docs examples import the package by name, as users do; tests run them against the source.
     alias: [
-      { find: /^loopkeeper\/testing$/, replacement: source('./src/testing/index.ts') },
-      { find: /^loopkeeper\/otel$/, replacement: source('./src/otel/index.ts') },
-      { find: /^loopkeeper\/restate$/, replacement: source('./src/restate/index.ts') },
+      { find: /^loopkeeper\/machines$/, replacement: source('./machines/agent-loop.machine.ts') },
+      { find: /^loopkeeper\/([a-z]+)$/, replacement: `${source('./src')}/$1/index.ts` },
       { find: /^loopkeeper$/, replacement: source('./src/index.ts') },
     ],
   },

@@ -2,13 +2,13 @@ import {
   type CompactionStrategy,
   contextWindowTrigger,
   createCompactor,
-  createItemId,
   dropReasoning,
   extractiveSummarizer,
   type Item,
   pipeline,
   pruneToolResults,
 } from 'loopkeeper';
+import { createItemId } from 'loopkeeper/transcript';
 
 export interface CollapseRepeatedOutputsOptions {
   /** Outputs smaller than this are left alone: collapsing them saves too little. */

@@ -84,4 +84,32 @@ describe('the packed tarball, installed into an empty project', () => {
     const license = await readFile(join(project, 'node_modules', 'loopkeeper', 'LICENSE'), 'utf8');
     expect(license).toMatch(/^MIT License/);
   }, 60_000);
+
+  it('serves every subpath entry of package.json from the installed files', async () => {
+    const manifest = JSON.parse(
+      await readFile(join(project, 'node_modules', 'loopkeeper', 'package.json'), 'utf8'),
+    ) as { exports: Record<string, unknown> };
+    // The integrations need their optional peers, which this offline project does not install.
+    const entries = Object.keys(manifest.exports)
+      .filter((entry) => entry !== './otel' && entry !== './restate')
+      .map((entry) => `loopkeeper${entry.slice(1)}`);
+    const script = join(project, 'entries.mjs');
+    await writeFile(
+      script,
+      [
+        `for (const entry of ${JSON.stringify(entries)}) {`,
+        '  const module = await import(entry);',
+        "  console.log(entry + ' ' + Object.keys(module).length);",
+        '}',
+      ].join('\n'),
+    );
+    const output = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, [script], { cwd: project }, (error, stdout, stderr) =>
+        error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stderr}`)),
+      ),
+    );
+    const lines = output.trim().split('\n');
+    expect(lines.map((line) => line.split(' ')[0])).toEqual(entries);
+    for (const line of lines) expect(Number(line.split(' ')[1])).toBeGreaterThan(0);
+  }, 60_000);
 });
