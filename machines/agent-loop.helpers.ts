@@ -1,10 +1,11 @@
 /** Pure helpers of the loop machine: no I/O, no state, no values from the runtime. */
 
-import { fromPromise } from 'xstate';
+import { type AnyActorRef, fromPromise } from 'xstate';
 import type { MutationPoint } from '../src/compaction/types.js';
 import type { SerializedError } from '../src/events/telemetry-events.js';
 import { loopFailure, serializeFailure } from './agent-loop.errors.js';
 import type {
+  ActorInvocation,
   AgentLoopActorName,
   AgentLoopActorTypes,
   AgentLoopContext,
@@ -83,9 +84,9 @@ export function failureOf(event: { readonly type: string }): SerializedError {
   return serializeFailure(errorOf(event));
 }
 
-export function finishInput({ context }: { context: AgentLoopContext }): FinishRunInput {
+export function finishInput({ context, self }: InvocationArguments): FinishRunInput {
   return {
-    ...runOf(context),
+    ...invocationOf({ context, self }),
     outcome: context.finishing?.outcome ?? 'failed',
     steps: context.steps,
     error: context.finishing?.error ?? null,
@@ -93,9 +94,9 @@ export function finishInput({ context }: { context: AgentLoopContext }): FinishR
 }
 
 /** The input of the compaction steps (`compact`, `emergencyPrune`): why, which try, where. */
-export function compactionInput({ context }: { context: AgentLoopContext }): CompactionStepInput {
+export function compactionInput({ context, self }: InvocationArguments): CompactionStepInput {
   return {
-    ...runOf(context),
+    ...invocationOf({ context, self }),
     reason: context.compactionReason ?? 'threshold',
     attempt: context.consecutiveCompactions,
     point: context.point ?? 'BeforeInference',
@@ -112,6 +113,17 @@ export function finishedWithoutOutput(event: {
 /** The session and run an actor input or telemetry event belongs to. */
 export function runOf(context: AgentLoopContext) {
   return { sessionId: context.sessionId, runId: context.runId ?? '' };
+}
+
+/** What an invoke's input mapper is given that the invocation needs: context, and the loop. */
+export interface InvocationArguments {
+  readonly context: AgentLoopContext;
+  readonly self: AnyActorRef;
+}
+
+/** The part of every invoked actor's input that says which run and which loop it works for. */
+export function invocationOf({ context, self }: InvocationArguments): ActorInvocation {
+  return { ...runOf(context), loop: self };
 }
 
 /** The fields every telemetry event carries; `at` is when the event is emitted. */

@@ -10,6 +10,7 @@ import {
   failureOf,
   finishInput,
   invalidMutationError,
+  invocationOf,
   nextMutatorIndex,
   nextRunId,
   notProvided,
@@ -17,7 +18,6 @@ import {
   overflowError,
   queuedRunIds,
   requestedRunId,
-  runOf,
 } from './agent-loop.helpers.js';
 import {
   compactionFailedEvent,
@@ -249,8 +249,8 @@ export const agentLoopMachine = setup({
           invoke: {
             id: 'beginRun',
             src: 'beginRun',
-            input: ({ context }) => ({
-              ...runOf(context),
+            input: ({ context, self }) => ({
+              ...invocationOf({ context, self }),
               // Passed as sent: beginRun refuses content that is not text or parts (null too).
               content: context.message,
             }),
@@ -274,8 +274,8 @@ export const agentLoopMachine = setup({
           invoke: {
             id: 'runMutator',
             src: 'runMutator',
-            input: ({ context }) => ({
-              ...runOf(context),
+            input: ({ context, self }) => ({
+              ...invocationOf({ context, self }),
               mutator: context.mutators[context.mutatorIndex]?.name ?? '',
               point: context.point ?? 'AfterToolResult',
             }),
@@ -294,8 +294,8 @@ export const agentLoopMachine = setup({
           invoke: {
             id: 'checkBudget',
             src: 'checkBudget',
-            input: ({ context }) => ({
-              ...runOf(context),
+            input: ({ context, self }) => ({
+              ...invocationOf({ context, self }),
               point: context.point ?? 'BeforeInference',
             }),
             onDone: [
@@ -331,7 +331,10 @@ export const agentLoopMachine = setup({
           invoke: {
             id: 'callModel',
             src: 'callModel',
-            input: ({ context }) => ({ ...runOf(context), step: context.steps }),
+            input: ({ context, self }) => ({
+              ...invocationOf({ context, self }),
+              step: context.steps,
+            }),
             onDone: [
               {
                 guard: 'modelCalledTools',
@@ -364,7 +367,7 @@ export const agentLoopMachine = setup({
           invoke: {
             id: 'runTools',
             src: 'runTools',
-            input: ({ context }) => runOf(context),
+            input: invocationOf,
             onDone: {
               target: 'routing',
               actions: { type: 'arriveAt', params: { point: 'AfterToolResult' } },

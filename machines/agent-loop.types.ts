@@ -1,4 +1,4 @@
-import type { PromiseActorLogic } from 'xstate';
+import type { AnyActorRef, PromiseActorLogic } from 'xstate';
 import type { CompactionReason, CompactionTier, MutationPoint } from '../src/compaction/types.js';
 import type { SerializedError, TelemetryEvent } from '../src/events/telemetry-events.js';
 import type { RunOutcome } from '../src/log/events.js';
@@ -82,16 +82,24 @@ export type AgentLoopEvent =
   /** Telemetry produced inside an invoked actor (tool calls, text deltas), re-emitted as is. */
   | { readonly type: 'loop.telemetry'; readonly event: TelemetryEvent };
 
-export interface BeginRunInput {
+/**
+ * What every invoked actor is given besides its own input: the run it works for, and the loop
+ * actor that invoked it. The runtime's actors read their session, model and tools from that
+ * loop's logic and send their telemetry to it (`loop.telemetry`), which emits it; both through
+ * public actor API, so the machine needs no per-loop copy and the actors no private fields.
+ */
+export interface ActorInvocation {
   readonly sessionId: string;
   readonly runId: string;
+  readonly loop: AnyActorRef;
+}
+
+export interface BeginRunInput extends ActorInvocation {
   /** As the host sent it; not yet checked (null or other non-content is refused). */
   readonly content: UserContent | null;
 }
 
-export interface CallModelInput {
-  readonly sessionId: string;
-  readonly runId: string;
+export interface CallModelInput extends ActorInvocation {
   readonly step: number;
 }
 export interface CallModelOutput {
@@ -104,18 +112,13 @@ export interface CallModelOutput {
   readonly finishReason?: string;
 }
 
-export interface RunToolsInput {
-  readonly sessionId: string;
-  readonly runId: string;
-}
+export type RunToolsInput = ActorInvocation;
 export interface RunToolsOutput {
   readonly results: number;
   readonly errors: number;
 }
 
-export interface RunMutatorInput {
-  readonly sessionId: string;
-  readonly runId: string;
+export interface RunMutatorInput extends ActorInvocation {
   readonly mutator: string;
   readonly point: MutationPoint;
 }
@@ -127,9 +130,7 @@ export interface RunMutatorOutput {
   readonly problems?: readonly string[];
 }
 
-export interface CheckBudgetInput {
-  readonly sessionId: string;
-  readonly runId: string;
+export interface CheckBudgetInput extends ActorInvocation {
   readonly point: MutationPoint;
 }
 export interface CheckBudgetOutput {
@@ -142,9 +143,7 @@ export interface CheckBudgetOutput {
  * The input of the machine's compaction steps (`compact`, `emergencyPrune`); not the
  * compactor's own `CompactInput`, which carries the transcript.
  */
-export interface CompactionStepInput {
-  readonly sessionId: string;
-  readonly runId: string;
+export interface CompactionStepInput extends ActorInvocation {
   readonly reason: CompactionReason;
   readonly attempt: number;
   /** The point the budget was checked at (or, after a refusal, the refused request was built at). */
@@ -173,9 +172,7 @@ export interface EmergencyPruneOutput {
   readonly detail?: string;
 }
 
-export interface FinishRunInput {
-  readonly sessionId: string;
-  readonly runId: string;
+export interface FinishRunInput extends ActorInvocation {
   readonly outcome: RunOutcome;
   readonly steps: number;
   readonly error: SerializedError | null;

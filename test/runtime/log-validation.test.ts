@@ -106,53 +106,6 @@ describe('openAgentLoop on a log written through the low-level APIs', () => {
     expect(model.requests).toHaveLength(0);
   });
 
-  for (const [name, extra, kind] of [
-    ['an orphan tool result', [orphan], 'orphan_result'],
-    ['a duplicate tool result', [duplicate], 'duplicate_result'],
-    ['a second orphan after a user message', [{ ...user, id: 'u2' }, orphan], 'orphan_result'],
-    ['a reused tool call id', [{ ...call, id: 'a3' }], 'duplicate_call_id'],
-    [
-      'an item id already used by an earlier event',
-      [{ ...user, content: 'Again.' }],
-      'duplicate_item_id',
-    ],
-    [
-      'an item id repeated within one event',
-      [
-        { ...user, id: 'u2' },
-        { ...answer, id: 'u2' },
-      ],
-      'duplicate_item_id',
-    ],
-    ['a malformed item (content 42, kind system)', [malformed], 'invalid_item'],
-    [
-      'a user item with content 42',
-      [{ ...user, id: 'u2', content: 42 } as unknown as Item],
-      'invalid_item',
-    ],
-  ] as const) {
-    it(`refuses ${name} with a ProtocolError naming the event's seq`, async () => {
-      const { store, badSeq } = await sessionWith(extra);
-      const model = new ScriptedModel({ turns: [{ text: 'never asked' }] });
-      const error = await refusal(openAgentLoop({ model, store, sessionId: 's', tokens }));
-      expect(error.seq).toBe(badSeq);
-      expect(error.message).toContain(`event seq ${badSeq} (items-appended)`);
-      expect(error.problems[0]?.kind).toBe(kind);
-      expect(model.requests).toHaveLength(0);
-    });
-  }
-
-  it('fails the first run of a lazily opened loop with protocol_invalid and sends nothing', async () => {
-    const { store, badSeq } = await sessionWith([orphan]);
-    const model = new ScriptedModel({ turns: [{ text: 'never asked' }] });
-    const loop = createAgentLoop({ model, store, sessionId: 's', tokens });
-    loop.start();
-    const finished = await runTurn(loop, 'Go on.');
-    expect(finished).toMatchObject({ outcome: 'failed', error: { code: 'protocol_invalid' } });
-    expect(finished.error?.message).toContain(`event seq ${badSeq}`);
-    expect(model.requests).toHaveLength(0);
-  });
-
   it('refuses a replacement from applyCompaction that holds an orphan result', async () => {
     const { store } = await sessionWith([]);
     const previous = [user, call, result, answer];

@@ -10,8 +10,8 @@ import { toAssistantItem } from './to-assistant-item.js';
 
 /** Sends the effective history to the model and logs its usage and answer. */
 export const callModelActor = loopActor<CallModelOutput, CallModelInput>(
-  async ({ session, model, instructions, specs }, { input, signal, self }) => {
-    const telemetry = (event: TelemetryEvent) => forward(self, event);
+  async ({ session, model, instructions, specs }, { input, signal }) => {
+    const telemetry = (event: TelemetryEvent) => forward(input.loop, event);
     const counter = await session.tokens();
     session.assertReadyForModel();
     const transcript = session.items;

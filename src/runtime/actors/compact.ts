@@ -18,7 +18,7 @@ export const compactActor = loopActor<CompactOutput, CompactionStepInput>(
       parent: self,
       sessionId: input.sessionId,
       runId: input.runId,
-      forward: (event: TelemetryEvent) => forward(self, event),
+      forward: (event: TelemetryEvent) => forward(input.loop, event),
     };
     const outcome = await withTypedFailures(
       () =>

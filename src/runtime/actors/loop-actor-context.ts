@@ -1,4 +1,5 @@
 import { type AnyActorRef, fromPromise, type PromiseActorLogic } from 'xstate';
+import type { ActorInvocation } from '../../../machines/agent-loop.types.js';
 import type { Compactor } from '../../compaction/compactor.js';
 import { replacedItemId } from '../../compaction/helpers/derived-item.js';
 import type { LoopMutator, MutationMarker } from '../../compaction/types.js';
@@ -28,7 +29,8 @@ export interface LoopActorContext {
 /**
  * Where a loop's logic keeps its `LoopActorContext`. The logic is the one shared machine
  * definition plus this pointer (see `bindLoopContext`), so the invoked actors, shared by every
- * loop, find their loop's session, model and tools through the loop actor that invoked them.
+ * loop, find their loop's session, model and tools through the loop actor that invoked them,
+ * which the machine passes in every invocation's input (`ActorInvocation.loop`).
  */
 export const LOOP_ACTOR_CONTEXT: unique symbol = Symbol('loopkeeper.loopActorContext');
 
@@ -41,20 +43,25 @@ type PromiseActorArguments<Output, Input> = Parameters<
  * A promise actor shared by every loop: each invocation runs `body` with the context of the loop
  * that invoked it, so no loop needs actors (or a machine) of its own.
  */
-export function loopActor<Output, Input>(
+export function loopActor<Output, Input extends ActorInvocation>(
   body: (
     context: LoopActorContext,
     options: PromiseActorArguments<Output, Input>,
   ) => Promise<Output>,
 ): PromiseActorLogic<Output, Input> {
-  return fromPromise<Output, Input>(async (options) => body(loopContextOf(options.self), options));
+  return fromPromise<Output, Input>(async (options) =>
+    body(loopContextOf(options.input.loop), options),
+  );
 }
 
-/** The context of the loop whose machine invoked `self`. */
-export function loopContextOf(self: AnyActorRef): LoopActorContext {
-  const parent = self._parent as { readonly logic?: unknown } | undefined;
-  const logic = parent?.logic as { readonly [LOOP_ACTOR_CONTEXT]?: LoopActorContext } | undefined;
-  const context = logic?.[LOOP_ACTOR_CONTEXT];
+/** The context of a loop made by `createAgentLoop` or `createAgentLoopLogic`, from its actor. */
+export function loopContextOf(loop: AnyActorRef): LoopActorContext {
+  // `Actor.logic` is public; read structurally, so a host's own copy of xstate works too.
+  const logic = 'logic' in loop ? loop.logic : undefined;
+  const context =
+    typeof logic === 'object' && logic !== null && LOOP_ACTOR_CONTEXT in logic
+      ? (logic[LOOP_ACTOR_CONTEXT] as LoopActorContext)
+      : undefined;
   if (context === undefined) {
     throw new Error(
       'loopkeeper: an actor of the loop ran outside a loop made by createAgentLoop or createAgentLoopLogic',
@@ -64,11 +71,12 @@ export function loopContextOf(self: AnyActorRef): LoopActorContext {
 }
 
 /**
- * Hands telemetry produced inside an invoked actor to the loop actor that invoked it, which
- * emits it to its listeners. Works the same for a root loop and for a loop spawned as a child.
+ * Hands telemetry produced inside an invoked actor to the loop actor that invoked it, as the
+ * loop's own `loop.telemetry` event, which the machine emits to its listeners. Works the same
+ * for a root loop and for a loop spawned as a child.
  */
-export function forward(self: AnyActorRef, event: TelemetryEvent): void {
-  self._parent?.send({ type: 'loop.telemetry', event });
+export function forward(loop: AnyActorRef, event: TelemetryEvent): void {
+  loop.send({ type: 'loop.telemetry', event });
 }
 
 /** Logs a compaction or mutation as one `transcript-replaced` marker for the active run. */

@@ -19,7 +19,7 @@ export const runMutatorActor = loopActor<RunMutatorOutput, RunMutatorInput>(
       parent: self,
       sessionId: input.sessionId,
       runId: input.runId,
-      forward: (event: TelemetryEvent) => forward(self, event),
+      forward: (event: TelemetryEvent) => forward(input.loop, event),
     };
     const output = await withTypedFailures(
       async () =>

@@ -5,8 +5,8 @@ import { forward, loopActor } from './loop-actor-context.js';
 
 /** Runs the open tool calls concurrently and logs their results. */
 export const runToolsActor = loopActor<RunToolsOutput, RunToolsInput>(
-  async ({ session, tools, toolTimeoutMs }, { input, signal, self }) => {
-    const telemetry = (event: TelemetryEvent) => forward(self, event);
+  async ({ session, tools, toolTimeoutMs }, { input, signal }) => {
+    const telemetry = (event: TelemetryEvent) => forward(input.loop, event);
     const calls = session.pendingToolCalls;
     const results = await executeToolCalls({
       tools,
