@@ -151,6 +151,7 @@ export {
 // Model adapters.
 export {
   chatRequestBody,
+  chatRequestBytes,
   classifyModelError,
   type ModelAdapter,
   type ModelRequest,
