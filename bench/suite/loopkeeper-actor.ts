@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import {
   type Compactor,
-  chatRequestBody,
+  chatRequestBytes,
   contextWindowTrigger,
   createAgentLoop,
   createCompactor,
@@ -29,12 +29,15 @@ export interface ActorStep {
   /**
    * From the model's previous answer to this request serialized: logging the answer, running
    * the replay tools, logging their results, the budget check (and the compaction when it
-   * fires), telemetry, and the Chat Completions body as JSON.
+   * fires), telemetry, and the Chat Completions body as UTF-8 JSON (`chatRequestBytes`).
    */
   readonly milliseconds: number;
   /** The floor of the same step: exact, cold tokenization of the items new in this request. */
   readonly floorTokenize: number;
-  /** The floor's other part: `JSON.stringify` of this request's body, messages already built. */
+  /**
+   * The floor's other part: `JSON.stringify` of this request's body, messages already built
+   * (a whole serialization; the actor's own body is built incrementally and can come in under it).
+   */
   readonly floorSerialize: number;
   /** Tool calls the model had made before this request. */
   readonly toolCallsSoFar: number;
@@ -81,7 +84,8 @@ export function defaultCompactor({ window }: { readonly window: number }): Compa
  * `ScriptedModel` answering the recorded turns, replay tools giving the recorded outputs, a
  * memory store, a fresh token counter (so every new item is tokenized cold, in the step that
  * brings it), and a telemetry listener on every event. The adapter around the scripted model
- * serializes each request as a Chat Completions body, as a provider adapter must; the scripted
+ * serializes each request as a Chat Completions body with `chatRequestBytes` (the UTF-8 bytes
+ * of its JSON, built from the previous request's bytes plus the new messages); the scripted
  * model's own work (its usage estimate, with a counter of its own) is not timed.
  *
  * After the timed part of each step, the floor of that step is measured beside it: a second
@@ -122,13 +126,11 @@ export async function runActorSession({
     name: 'bench-replay',
     model: 'recorded-replay',
     async generate(request) {
-      // Built as openAIChatModel builds it (messages rendered once per item, the list
-      // extended while the history only grows), then serialized as the SDK sends it.
-      const body = JSON.stringify(
-        chatRequestBody({ request, model: 'bench', temperature: undefined }),
-      );
+      // The bytes a provider adapter sends: `chatRequestBytes` serializes each message once and
+      // appends it while the history only grows, so only the new items' JSON is written here.
+      const body = chatRequestBytes({ request, model: 'bench', temperature: undefined });
       const serialized = performance.now();
-      if (body.length === 0) throw new Error('bench: an empty request body');
+      if (body.byteLength === 0) throw new Error('bench: an empty request body');
       if (lastAnswered !== undefined) {
         // The floor, untimed by the step: the new items counted cold, the body serialized.
         const fresh = request.transcript.filter((item) => !previousIds.has(item.id));

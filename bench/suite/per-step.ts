@@ -96,6 +96,7 @@ function peerContenders({
 
   const allModel = toModelMessages(items);
   const model: ModelMessage[] = [];
+  const modelForJson: ModelMessage[] = [];
 
   const allPiEntries = toPiEntries(items, session.itemTokens);
   const pi = new PiSession({
@@ -124,6 +125,12 @@ function peerContenders({
       work: 'documented `prepareStep` options (reasoning and tool calls before the last 2 messages), every step',
       grow: growInto(model, allModel),
       run: () => pruneForNextStep(model),
+    },
+    {
+      name: 'AI SDK `pruneMessages` + JSON',
+      work: 'the same call, then `JSON.stringify` of the messages it returns: a lower bound of the request the AI SDK then sends (its conversion to provider messages is not included)',
+      grow: growInto(modelForJson, allModel),
+      run: () => JSON.stringify({ model: 'bench', messages: pruneForNextStep(modelForJson) }),
     },
     {
       name: 'pi after each turn',
@@ -302,7 +309,7 @@ export async function perStepBench({
     steps.map((step) => step.floorTokenize + step.floorSerialize);
   rows.push({
     name: '**loopkeeper** actor',
-    work: '`createAgentLoop` + `ScriptedModel` + replay tools, fresh counter, telemetry on: log the answer, run and log the tools, budget check (compaction when it fires), request body as JSON',
+    work: '`createAgentLoop` + `ScriptedModel` + replay tools, fresh counter, telemetry on: log the answer, run and log the tools, budget check (compaction when it fires), request body as UTF-8 JSON (`chatRequestBytes`: each message serialized once, the body extended)',
     start: summarize(ms(actorIn(first))),
     end: summarize(ms(actorIn(last))),
     all: summarize(ms(actorAll)),
@@ -357,6 +364,7 @@ export async function perStepBench({
   });
 
   const pruneTimes = peerTimes.get('AI SDK `pruneMessages`') as Map<number, number>;
+  const pruneJsonTimes = peerTimes.get('AI SDK `pruneMessages` + JSON') as Map<number, number>;
   const alongTable = markdownTable({
     header: [
       'steps',
@@ -366,6 +374,7 @@ export async function perStepBench({
       'actor ÷ floor',
       '`pruneMessages` median',
       'actor ÷ `pruneMessages`',
+      '`pruneMessages` + JSON median',
       'compactions in window',
     ],
     rows: windows.map((window) => {
@@ -381,10 +390,11 @@ export async function perStepBench({
         formatRatio(actorSummary.median / floor),
         formatMilliseconds(prune),
         formatRatio(actorSummary.median / prune),
+        formatMilliseconds(median(windowValues(pruneJsonTimes, window))),
         formatCount(steps.filter((step) => step.compacted).length),
       ];
     }),
-    right: [2, 3, 4, 5, 6, 7],
+    right: [2, 3, 4, 5, 6, 7, 8],
   });
 
   const compactionSteps = actor.steps.filter((step) => step.compacted);
@@ -436,7 +446,8 @@ export async function perStepBench({
         `The actor ran ${formatCount(actor.steps.length + 1)} requests in ${formatMilliseconds(actor.steps.reduce((sum, step) => sum + step.milliseconds, 0))} of step time (${formatCount(actor.telemetryEvents)} telemetry events); over every step: median ${formatMilliseconds(whole.median)}, mean ${formatMilliseconds(whole.mean)}, p95 ${formatMilliseconds(whole.p95)}. It compacted ${formatCount(compactionSteps.length)} time${compactionSteps.length === 1 ? '' : 's'}${compactionSteps.length === 0 ? '' : `; those steps took ${formatMilliseconds(median(ms(compactionSteps)))} in the median and ${formatMilliseconds(Math.max(...ms(compactionSteps)))} at most, and count in the figures of their windows (and in the whole-session figures)`}. At the end the request held ${formatCount(actor.lastRequestItems)} items (${formatCount(actor.lastRequestTokens)} tokens) while the session replayed holds ${formatCount(lastStep.end)} items (${formatCount(session.tokens)} tokens; the replay adds a closing answer where a recording stops on tool calls and a \`Continue.\` turn where it goes on without a user message).`,
         `Memory with the finished actor still held (its session, the replay plan, the counters' caches, the floor's chat messages): heap ${formatBytes(actor.heapBytes)} after full garbage collections, RSS ${formatBytes(actor.rssBytes)} for the whole bench process (the peers' libraries and the session copies included).`,
         "The actor's steps include the replay tools (a map lookup each) and XState; the scripted model's own work (its usage estimate, with a counter of its own) is not timed. The driver row uses the counter the session was built with, so every item is already counted: it shows the bookkeeping without tokenization.",
-        "Peers keep the full history, as their frameworks do, and their call is timed after the step's messages were pushed (the push is not timed). No peer builds or serializes a provider request in these figures; the loopkeeper actor's include it.",
+        "Peers keep the full history, as their frameworks do, and their call is timed after the step's messages were pushed (the push is not timed). No peer builds or serializes a provider request in these figures, except the `pruneMessages` + JSON row (a lower bound: the AI SDK's conversion to provider messages is left out); the loopkeeper actor's include it.",
+        "The floor serializes the whole body with `JSON.stringify` every step, as a request built from scratch must; the actor's adapter uses `chatRequestBytes`, which keeps the previous request's bytes and appends only the new messages' JSON, so past a few hundred items the actor can come in under its floor. `openAIChatModel` still hands the body object to the openai SDK, which stringifies it whole.",
         ...peers.flatMap((peer) => (peer.describe === undefined ? [] : [peer.describe()])),
         `Warm-up before measuring: the actor and the driver over the first ${formatCount(scale.warmUpSteps)} steps; every peer over the same steps, then repeated runs for at least ${formatMilliseconds(scale.warmUpMilliseconds)} and ${formatCount(scale.warmUpRuns)} runs (a peer slower than that stops at ${formatMilliseconds(5 * scale.warmUpMilliseconds)}).`,
       ],

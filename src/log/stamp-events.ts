@@ -52,10 +52,19 @@ export function stampEvents({
     // The checksum is the file store's, added after the record; a caller's own would clash.
     delete (record as { crc?: unknown }).crc;
     const line = toJsonLine({ record, index });
-    lines.push(sealLine(line));
+    lines.push(line);
     stamped.push(freezeDeep(JSON.parse(line) as SessionEvent));
   }
-  return { events: stamped, text: lines.map((line) => `${line}\n`).join('') };
+  // Sealed on first read: only the file store writes text, and the checksum (a CRC over the
+  // line's UTF-8 bytes) would otherwise cost every in-memory append as much as its JSON.
+  let text: string | undefined;
+  return {
+    events: stamped,
+    get text() {
+      text ??= lines.map((line) => `${sealLine(line)}\n`).join('');
+      return text;
+    },
+  };
 }
 
 function toJsonLine({

@@ -25,6 +25,19 @@ export function chatRequestBody({
     model,
     // The loop validates every transcript before a request, so it is not checked twice here.
     messages: requestMessages(request.transcript, request.instructions),
+    ...chatRequestOptions({ request, temperature }),
+  };
+}
+
+/** The body's fields after `messages` (temperature, tools), in the order they are sent. */
+export function chatRequestOptions({
+  request,
+  temperature,
+}: {
+  request: ModelRequest;
+  temperature: number | undefined;
+}): Omit<ChatCompletionCreateParamsBase, 'model' | 'messages'> {
+  return {
     ...(temperature !== undefined && { temperature }),
     ...(request.tools.length > 0 && {
       tools: request.tools.map((tool) => ({
@@ -85,7 +98,10 @@ function requestMessages(
   return state.messages.slice();
 }
 
-function startsWithBuilt(transcript: readonly Item[], state: BuiltMessages): boolean {
+export function startsWithBuilt(
+  transcript: readonly Item[],
+  state: { readonly items: readonly Item[] },
+): boolean {
   const { items } = state;
   if (items.length > transcript.length) return false;
   for (let index = 0; index < items.length; index += 1) {
@@ -99,7 +115,7 @@ function startsWithBuilt(transcript: readonly Item[], state: BuiltMessages): boo
  * answer logged before the loop refused them); sent, it becomes `content: null` without
  * `tool_calls`, which OpenAI rejects with a 400, so one empty answer would poison the session.
  */
-function isSendable(item: Item): boolean {
+export function isSendable(item: Item): boolean {
   return (
     item.kind !== 'assistant' ||
     (item.text !== undefined && item.text !== '') ||

@@ -1,4 +1,5 @@
 export { chatRequestBody } from './chat-request.js';
+export { chatRequestBytes } from './chat-request-bytes.js';
 export { classifyModelError } from './classify-error.js';
 export { type OpenAIChatModelOptions, openAIChatModel } from './openai-chat-model.js';
 export type { ModelAdapter, ModelRequest, ModelResponse, ModelUsage, ToolSpec } from './types.js';

@@ -196,14 +196,23 @@ function runWithDeadline(options: {
     }, timeoutMs);
     signal.addEventListener('abort', onRunAborted, { once: true });
 
-    const toolSignal = AbortSignal.any([signal, timeoutController.signal]);
+    // Combined when the tool first reads it: `AbortSignal.any` costs more than a quick tool's
+    // whole run, and a tool that never looks at its signal does not need one.
+    let toolSignal: AbortSignal | undefined;
+    const options = {
+      get signal(): AbortSignal {
+        toolSignal ??= AbortSignal.any([signal, timeoutController.signal]);
+        return toolSignal;
+      },
+      callId: call.id,
+    };
     // `execute` is typed over `never` to accept any tool; the arguments were checked above.
     const execute = tool.execute as (
       args: Record<string, unknown>,
       options: { signal: AbortSignal; callId: string },
     ) => unknown;
     new Promise<unknown>((resolveOutput) => {
-      resolveOutput(execute(args, { signal: toolSignal, callId: call.id }));
+      resolveOutput(execute(args, options));
     }).then(
       (output) => {
         const encoded = encodeToolOutput({ toolName, output });

@@ -405,6 +405,44 @@ describe('executeToolCalls', () => {
     expect(result?.content === big).toBe(true);
   });
 
+  it('gives a tool that reads its signal late one that already shows the timeout or the abort', async () => {
+    let timedOutOptions: { signal: AbortSignal } | undefined;
+    const slow = defineTool({
+      name: 'slow',
+      description: 'Looks at its signal only after the deadline.',
+      parameters: { type: 'object' },
+      timeoutMs: 10,
+      execute: (_args, options) => {
+        timedOutOptions = options;
+        return forever();
+      },
+    });
+    await executeToolCalls({ tools: [slow], calls: [call('slow')] });
+    expect(timedOutOptions?.signal.aborted).toBe(true);
+    expect(timedOutOptions?.signal.reason).toMatchObject({ name: 'TimeoutError' });
+
+    const run = new AbortController();
+    let abortedOptions: { signal: AbortSignal } | undefined;
+    const waits = defineTool({
+      name: 'waits',
+      description: 'Never finishes.',
+      parameters: { type: 'object' },
+      execute: (_args, options) => {
+        abortedOptions = options;
+        return forever();
+      },
+    });
+    const pending = executeToolCalls({
+      tools: [waits],
+      calls: [call('waits')],
+      signal: run.signal,
+    });
+    run.abort(new Error('host stopped'));
+    await pending;
+    expect(abortedOptions?.signal.aborted).toBe(true);
+    expect(abortedOptions?.signal.reason).toMatchObject({ message: 'host stopped' });
+  });
+
   it('passes the call id and a signal to execute', async () => {
     const execute = vi.fn(() => 'ok');
     const tool = defineTool({

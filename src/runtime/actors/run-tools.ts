@@ -1,6 +1,8 @@
 import type { RunToolsInput, RunToolsOutput } from '../../../machines/agent-loop.types.js';
 import type { TelemetryEvent } from '../../events/telemetry-events.js';
 import { executeToolCalls } from '../../tools/execute-tool-calls.js';
+import { createToolRegistry, type ToolRegistry } from '../../tools/tool-registry.js';
+import type { AnyToolDefinition } from '../../tools/types.js';
 import { forward, loopActor } from './loop-actor-context.js';
 
 /** Runs the open tool calls concurrently and logs their results. */
@@ -9,7 +11,7 @@ export const runToolsActor = loopActor<RunToolsOutput, RunToolsInput>(
     const telemetry = (event: TelemetryEvent) => forward(input.loop, event);
     const calls = session.pendingToolCalls;
     const results = await executeToolCalls({
-      tools,
+      tools: registryOf(tools),
       calls,
       signal,
       ...(toolTimeoutMs === undefined ? {} : { defaultTimeoutMs: toolTimeoutMs }),
@@ -43,3 +45,18 @@ export const runToolsActor = loopActor<RunToolsOutput, RunToolsInput>(
     return { results: results.length, errors: results.filter((result) => result.isError).length };
   },
 );
+
+/**
+ * A loop's tools are fixed when it is made (and validated then), so their registry is built once
+ * per tool list instead of at every step.
+ */
+const registries = new WeakMap<readonly AnyToolDefinition[], ToolRegistry>();
+
+function registryOf(tools: readonly AnyToolDefinition[]): ToolRegistry {
+  let registry = registries.get(tools);
+  if (registry === undefined) {
+    registry = createToolRegistry(tools);
+    registries.set(tools, registry);
+  }
+  return registry;
+}
