@@ -260,6 +260,70 @@ function bill({
   }
 }
 
+/**
+ * What any strategy that sends every new item once, whole, must pay at least: each request's
+ * new items at the input (or cache-write) price, plus the cheaper of the uncached instructions
+ * and tools or the smallest cached prefix. It leaves out everything kept for retention.
+ */
+function floorBill({
+  replay,
+  counter,
+  toolTokens,
+  into,
+}: {
+  replay: Replay;
+  counter: TokenCounter;
+  toolTokens: number;
+  into: number[];
+}): void {
+  const head = countRequest({ counter, items: [], instructions: replay.instructions }) + toolTokens;
+  let previous = new Set<string>();
+  for (const [index, request] of replay.requests.entries()) {
+    const fresh = request.filter((item) => !previous.has(item.id));
+    const tokens = fresh.reduce((sum, item) => sum + counter.countItem(item), 0);
+    PRICE_MODELS.forEach((price, position) => {
+      const context =
+        index === 0 ? price.write * head : Math.min(price.write * head, price.read * CACHE_MINIMUM);
+      into[position] = (into[position] ?? 0) + price.write * tokens + context;
+    });
+    previous = new Set(request.map((item) => item.id));
+  }
+}
+
+/**
+ * What an item is across replays: each replay through the loop gives items ids of its own, but
+ * tool call ids come from the recording, and a changed copy (a placeholder, a clipped output)
+ * keeps the call id of the item it stands for.
+ */
+function itemKey(item: Item): string {
+  switch (item.kind) {
+    case 'toolResult':
+      return `result:${item.callId}`;
+    case 'assistant':
+      return `assistant:${(item.toolCalls ?? []).map((call) => call.id).join(',')}:${item.text ?? ''}`;
+    case 'user':
+      return `user:${JSON.stringify(item.content)}`;
+    case 'context':
+      return `context:${item.id}`;
+  }
+}
+
+/** Tokens of the unmanaged loop's items that never appear, whole or as a changed copy, in any request a strategy sends. */
+function neverSentTokens(
+  replay: Replay,
+  requests: readonly (readonly Item[])[],
+  counter: TokenCounter,
+): number {
+  const sent = new Set<string>();
+  for (const request of requests) {
+    for (const item of request) sent.add(itemKey(item));
+  }
+  const logged = replay.requests.at(-1) ?? [];
+  return logged
+    .filter((item) => !sent.has(itemKey(item)))
+    .reduce((sum, item) => sum + counter.countItem(item), 0);
+}
+
 export interface CostRetentionResult {
   readonly section: ReportSection;
   readonly svg: string;
@@ -298,11 +362,24 @@ export async function costRetentionBench({
   const rows: string[][] = [];
   const points: CostPoint[] = [];
   const results: { name: string; billed: number[]; overall: number }[] = [];
+  const floor: number[] = [];
+  let loggedTokens = 0;
+  for (const replay of replays) {
+    floorBill({
+      replay,
+      counter,
+      toolTokens: counter.countText(JSON.stringify(replay.tools)),
+      into: floor,
+    });
+    loggedTokens += counter.count(replay.requests.at(-1) ?? []);
+  }
   for (const strategy of strategies(counter, (name) => messagesByName.get(name) ?? [])) {
     const total: Bill = { prompt: 0, cached: 0, billed: [], overWindow: 0, breaks: 0 };
     const retention: StepRetention[] = [];
+    let neverSent = 0;
     for (const replay of replays) {
       const requests = await strategy.requests(replay);
+      neverSent += neverSentTokens(replay, requests, counter);
       bill({
         replay,
         requests,
@@ -335,6 +412,7 @@ export async function costRetentionBench({
       ...total.billed.map(formatCount),
       formatCount(total.breaks),
       formatCount(total.overWindow),
+      formatPercent(neverSent / loggedTokens),
       formatPercent(kept.goal),
       formatPercent(kept.paths),
       formatPercent(kept.errorLines),
@@ -377,6 +455,7 @@ export async function costRetentionBench({
           ...PRICE_MODELS.map((price) => `billed, ${price.name}`),
           'cache breaks',
           'requests over the window',
+          'logged tokens never sent',
           'goal',
           'paths',
           'error lines',
@@ -384,10 +463,11 @@ export async function costRetentionBench({
           'kept',
         ],
         rows,
-        right: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14],
+        right: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
       }),
       notes: [
         ...notes,
+        `A floor for any strategy that sends every logged item once, whole, and nothing else besides the instructions and tools (or the smallest cached prefix): ${floor.map(formatCount).join(' / ')} billed under the four price models. "Logged tokens never sent" is the share of the unmanaged session's items that no request of the strategy shows, whole or changed: a strategy can bill less than that floor only by never showing the model some of its own work.`,
         "pi's row keeps only what pi's cut keeps: its summary is an LLM call, so its retention is a lower bound and its cost leaves out the summary's tokens; loopkeeper's rows include the extractive summary in every request that carries it, and no summarizer call is billed for either.",
         'No management and the AI SDK rows have no token budget: requests over the window would be refused by the provider; they are billed as if they fit.',
         '![Cost against retention](benchmarks-cost-retention.svg)',
