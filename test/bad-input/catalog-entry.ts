@@ -1,6 +1,6 @@
+import type { LoopkeeperError } from 'loopkeeper';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { expect } from 'vitest';
-import type { LoopkeeperError } from '../../src/errors/loopkeeper-error.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
 import type { LoopProbe } from './loop-probe.js';
 
 /** One malformed input of the catalogue and how loopkeeper must answer it. */

@@ -1,5 +1,5 @@
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TokenCounter } from '../../src/tokens/types.js';
 import { markdownTable } from '../faults/markdown-table.js';
 import { sharedTokenCounter } from '../support/loop-harness.js';
 import type { CatalogEntry } from './catalog-entry.js';

@@ -1,18 +1,20 @@
-import type { UserContent } from '../../machines/agent-loop.types.js';
-import type { Compactor } from '../../src/compaction/compactor.js';
-import type { LoopMutator } from '../../src/compaction/types.js';
-import type { RunFinished } from '../../src/events/telemetry-events.js';
-import { effectiveHistory } from '../../src/log/effective-history.js';
-import type { SessionEvent } from '../../src/log/events.js';
-import { MemorySessionStore } from '../../src/log/memory-store.js';
-import type { SessionStore } from '../../src/log/store.js';
-import type { ModelAdapter } from '../../src/model/types.js';
-import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import type { AnyToolDefinition } from '../../src/tools/types.js';
-import type { Item } from '../../src/transcript/types.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+import {
+  createAgentLoop,
+  effectiveHistory,
+  type Item,
+  type LoopMutator,
+  MemorySessionStore,
+  type ModelAdapter,
+  runTurn,
+  type SessionEvent,
+  type SessionStore,
+  validateTranscript,
+} from 'loopkeeper';
+import type { Compactor } from 'loopkeeper/compaction';
+import type { UserContent } from 'loopkeeper/machines';
+import type { RunFinished } from 'loopkeeper/runtime';
+import type { TokenCounter } from 'loopkeeper/tokens';
+import type { AnyToolDefinition } from 'loopkeeper/tools';
 import { keepsPrefix } from '../faults/fault-row.js';
 import { whenIdle } from '../support/loop-harness.js';
 

@@ -1,11 +1,8 @@
+import { defineTool, openAIChatModel, validateTranscript } from 'loopkeeper';
+import { type FakeReply, fakeFaults, startFakeOpenAIServer } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
+import type { ToolResultItem } from 'loopkeeper/transcript';
 import { expect } from 'vitest';
-import { openAIChatModel } from '../../src/model/openai-chat-model.js';
-import { startFakeOpenAIServer } from '../../src/testing/fake-openai-server.js';
-import { type FakeReply, fakeFaults } from '../../src/testing/fake-replies.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { defineTool } from '../../src/tools/define-tool.js';
-import type { ToolResultItem } from '../../src/transcript/types.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
 import { type CatalogEntry, expectRunCompleted, expectRunFailed } from './catalog-entry.js';
 import { type LoopProbe, probeLoop } from './loop-probe.js';
 

@@ -1,13 +1,15 @@
-import { createCompactor } from '../../src/compaction/compactor.js';
-import { contextWindowTrigger } from '../../src/compaction/triggers/context-window-trigger.js';
-import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
-import { ConfigError } from '../../src/errors/config-error.js';
-import { ToolError } from '../../src/errors/tool-error.js';
-import { openAIChatModel } from '../../src/model/openai-chat-model.js';
-import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import { defineTool } from '../../src/tools/define-tool.js';
+import {
+  ConfigError,
+  contextWindowTrigger,
+  createAgentLoop,
+  createCompactor,
+  createTokenCounter,
+  defineTool,
+  openAIChatModel,
+  ToolError,
+  tokenBudgetTrigger,
+} from 'loopkeeper';
+import { ScriptedModel } from 'loopkeeper/testing';
 import { type CatalogEntry, expectRefused } from './catalog-entry.js';
 
 const model = new ScriptedModel();

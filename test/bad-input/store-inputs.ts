@@ -1,16 +1,18 @@
 import { access, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  ConfigError,
+  FileSessionStore,
+  MemorySessionStore,
+  openAgentLoop,
+  runTurn,
+  type SessionEvent,
+  StoreError,
+} from 'loopkeeper';
+import { ScriptedModel } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { expect } from 'vitest';
-import { ConfigError } from '../../src/errors/config-error.js';
-import { StoreError } from '../../src/errors/store-error.js';
-import type { SessionEvent } from '../../src/log/events.js';
-import { FileSessionStore } from '../../src/log/file-store.js';
-import { MemorySessionStore } from '../../src/log/memory-store.js';
-import { openAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
 import { reseal } from '../support/log-lines.js';
 import { type CatalogEntry, expectRefused, expectTypedError, thrownBy } from './catalog-entry.js';
 

@@ -1,17 +1,18 @@
+import {
+  contextWindowTrigger,
+  createCompactor,
+  defineTool,
+  fromChatMessages,
+  type Item,
+  type LoopMutator,
+  openAIChatModel,
+  ProtocolError,
+  toChatMessages,
+  validateTranscript,
+} from 'loopkeeper';
+import { ScriptedModel, startFakeOpenAIServer } from 'loopkeeper/testing';
+import { assertValidTranscript } from 'loopkeeper/transcript';
 import { expect } from 'vitest';
-import { createCompactor } from '../../src/compaction/compactor.js';
-import { contextWindowTrigger } from '../../src/compaction/triggers/context-window-trigger.js';
-import type { LoopMutator } from '../../src/compaction/types.js';
-import { ProtocolError } from '../../src/errors/protocol-error.js';
-import { openAIChatModel } from '../../src/model/openai-chat-model.js';
-import { startFakeOpenAIServer } from '../../src/testing/fake-openai-server.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import { defineTool } from '../../src/tools/define-tool.js';
-import { assertValidTranscript } from '../../src/transcript/assert-valid-transcript.js';
-import { fromChatMessages } from '../../src/transcript/from-chat-messages.js';
-import { toChatMessages } from '../../src/transcript/to-chat-messages.js';
-import type { Item } from '../../src/transcript/types.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
 import {
   type CatalogEntry,
   expectRunCompleted,

@@ -1,6 +1,6 @@
+import { ScriptedModel } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { expect } from 'vitest';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
 import { type CatalogEntry, expectRunFailed } from './catalog-entry.js';
 import { type LoopProbe, probeLoop } from './loop-probe.js';
 

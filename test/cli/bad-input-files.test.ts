@@ -1,8 +1,8 @@
 import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FileSessionStore } from 'loopkeeper';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileSessionStore } from '../../src/log/file-store.js';
 import { itemsAppended, userItem } from '../support/session-events.js';
 import { ensureCliBuilt, runLoopkeeper } from './support/cli-process.js';
 import { snapshotDirectory } from './support/file-snapshot.js';

@@ -1,9 +1,8 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTokenCounter, fromChatMessages } from 'loopkeeper';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import { fromChatMessages } from '../../src/transcript/from-chat-messages.js';
 import { ensureCliBuilt, runLoopkeeper } from './support/cli-process.js';
 import { snapshotDirectory } from './support/file-snapshot.js';
 

@@ -1,8 +1,7 @@
+import { createTokenCounter, type Item } from 'loopkeeper';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compactTranscript } from '../../src/cli/compact/compact-transcript.js';
-import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import type { Item } from '../../src/transcript/types.js';
 
 let tokens: TokenCounter;
 beforeAll(async () => {

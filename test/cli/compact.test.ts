@@ -1,11 +1,9 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTokenCounter, fromChatMessages, validateTranscript } from 'loopkeeper';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { fromChatMessages } from '../../src/transcript/from-chat-messages.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
 import { ensureCliBuilt, packageRoot, runLoopkeeper } from './support/cli-process.js';
 
 const fixture = join(

@@ -8,22 +8,24 @@ import {
   createWebSocketReceiver,
   type StatelyInspectionEvent,
 } from '@statelyai/inspect';
+import {
+  agentLoopMachine,
+  createAgentLoop,
+  createCompactor,
+  defineTool,
+  extractiveSummarizer,
+  FileSessionStore,
+  ModelError,
+  runTurn,
+  type SessionEvent,
+  type TelemetryEvent,
+  tokenBudgetTrigger,
+} from 'loopkeeper';
+import { ScriptedModel } from 'loopkeeper/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentLoopMachine } from '../../machines/agent-loop.machine.js';
 import { publishReplay, stateValueOf } from '../../src/cli/inspect/publish-replay.js';
 import { type ReplayStep, replaySteps } from '../../src/cli/inspect/replay-steps.js';
 import { runCli } from '../../src/cli/main.js';
-import { createCompactor } from '../../src/compaction/compactor.js';
-import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
-import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
-import { ModelError } from '../../src/errors/model-error.js';
-import type { TelemetryEvent } from '../../src/events/telemetry-events.js';
-import type { SessionEvent } from '../../src/log/events.js';
-import { FileSessionStore } from '../../src/log/file-store.js';
-import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import { defineTool } from '../../src/tools/define-tool.js';
 import { recordTelemetry, sharedTokenCounter } from '../support/loop-harness.js';
 
 const fetchPage = defineTool({

@@ -1,12 +1,8 @@
+import { type Item, validateTranscript } from 'loopkeeper';
+import { buildReplayPlan } from 'loopkeeper/testing';
 import { describe, expect, it } from 'vitest';
 import { loadRecordings } from '../../src/cli/demo/load-recordings.js';
-import {
-  buildReplayPlan,
-  CLOSING_ANSWER,
-  CONTINUE_MESSAGE,
-} from '../../src/testing/replay-plan.js';
-import type { Item } from '../../src/transcript/types.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+import { CLOSING_ANSWER, CONTINUE_MESSAGE } from '../../src/testing/replay-plan.js';
 
 const call = (id: string, name = 'bash') => ({ id, name, arguments: '{}' });
 

@@ -1,11 +1,8 @@
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type FakeOpenAIServer, startFakeOpenAIServer } from 'loopkeeper/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type FakeOpenAIServer,
-  startFakeOpenAIServer,
-} from '../../src/testing/fake-openai-server.js';
 import { childEnvironment, ensureCliBuilt, runLoopkeeper } from './support/cli-process.js';
 
 describe('loopkeeper run', () => {

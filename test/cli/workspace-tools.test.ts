@@ -1,12 +1,12 @@
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { executeToolCalls } from 'loopkeeper/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createWorkspaceTools,
   DEFAULT_WORKSPACE_LIMITS,
 } from '../../src/cli/run/workspace-tools.js';
-import { executeToolCalls } from '../../src/tools/execute-tool-calls.js';
 
 describe('createWorkspaceTools', () => {
   let outside: string;

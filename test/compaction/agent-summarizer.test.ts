@@ -1,21 +1,22 @@
+import {
+  AbortedError,
+  agentSummarizer,
+  CompactionError,
+  ConfigError,
+  createAgentLoop,
+  createCompactor,
+  defineTool,
+  type Item,
+  openAIChatModel,
+  runTurn,
+  type TelemetryEvent,
+  tokenBudgetTrigger,
+} from 'loopkeeper';
+import { isSummaryItem } from 'loopkeeper/compaction';
+import { type FakeOpenAIServer, ScriptedModel, startFakeOpenAIServer } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyActorRef, InspectionEvent } from 'xstate';
-import { createCompactor } from '../../src/compaction/compactor.js';
-import { agentSummarizer } from '../../src/compaction/summarizers/agent.js';
-import { isSummaryItem } from '../../src/compaction/summary.js';
-import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
-import { AbortedError } from '../../src/errors/aborted-error.js';
-import { CompactionError } from '../../src/errors/compaction-error.js';
-import { ConfigError } from '../../src/errors/config-error.js';
-import type { TelemetryEvent } from '../../src/events/telemetry-events.js';
-import { openAIChatModel } from '../../src/model/openai-chat-model.js';
-import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import { type FakeOpenAIServer, startFakeOpenAIServer } from '../../src/testing/index.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { defineTool } from '../../src/tools/define-tool.js';
-import type { Item } from '../../src/transcript/types.js';
 import { recordTelemetry, sharedTokenCounter } from '../support/loop-harness.js';
 
 let tokens: TokenCounter;

@@ -1,15 +1,14 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createCompactor } from '../../src/compaction/compactor.js';
-import { replacedItemId } from '../../src/compaction/helpers/derived-item.js';
 import {
-  clipLatestRequest,
-  MIN_CLIPPED_REQUEST_TOKENS,
-} from '../../src/compaction/strategies/clip-latest-request.js';
-import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
-import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import type { Item } from '../../src/transcript/types.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+  createCompactor,
+  createTokenCounter,
+  type Item,
+  tokenBudgetTrigger,
+  validateTranscript,
+} from 'loopkeeper';
+import { clipLatestRequest, MIN_CLIPPED_REQUEST_TOKENS } from 'loopkeeper/compaction';
+import type { TokenCounter } from 'loopkeeper/tokens';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { replacedItemId } from '../../src/compaction/helpers/derived-item.js';
 
 let tokens: TokenCounter;
 beforeAll(async () => {

@@ -1,11 +1,13 @@
+import {
+  ConfigError,
+  contextWindowTrigger,
+  createTokenCounter,
+  type Item,
+  validateTranscript,
+} from 'loopkeeper';
+import { clipToolResults } from 'loopkeeper/compaction';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { clipToolResults } from '../../src/compaction/strategies/clip-tool-results.js';
-import { contextWindowTrigger } from '../../src/compaction/triggers/context-window-trigger.js';
-import { ConfigError } from '../../src/errors/config-error.js';
-import { createTokenCounter } from '../../src/tokens/index.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import type { Item } from '../../src/transcript/types.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
 
 let tokens: TokenCounter;
 beforeAll(async () => {

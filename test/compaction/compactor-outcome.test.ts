@@ -1,14 +1,15 @@
+import {
+  createCompactor,
+  createTokenCounter,
+  extractiveSummarizer,
+  fromChatMessages,
+  pipeline,
+  summarizeOlder,
+  tokenBudgetTrigger,
+} from 'loopkeeper';
+import { type CompactionTrigger, isSummaryItem } from 'loopkeeper/compaction';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createCompactor } from '../../src/compaction/compactor.js';
-import { pipeline } from '../../src/compaction/pipeline.js';
-import { summarizeOlder } from '../../src/compaction/strategies/summarize-older.js';
-import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
-import { isSummaryItem } from '../../src/compaction/summary.js';
-import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
-import type { CompactionTrigger } from '../../src/compaction/types.js';
-import { createTokenCounter } from '../../src/tokens/index.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { fromChatMessages } from '../../src/transcript/from-chat-messages.js';
 import { loadTranscriptFixtures } from '../support/transcripts.js';
 
 let tokens: TokenCounter;

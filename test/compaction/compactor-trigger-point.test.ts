@@ -1,10 +1,7 @@
+import { createCompactor, fromChatMessages, type Item, tokenBudgetTrigger } from 'loopkeeper';
+import type { CompactionTrigger, MutationPoint } from 'loopkeeper/compaction';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createCompactor } from '../../src/compaction/compactor.js';
-import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
-import type { CompactionTrigger, MutationPoint } from '../../src/compaction/types.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { fromChatMessages } from '../../src/transcript/from-chat-messages.js';
-import type { Item } from '../../src/transcript/types.js';
 import { sharedTokenCounter } from '../support/loop-harness.js';
 import { loadTranscriptFixtures } from '../support/transcripts.js';
 

@@ -1,28 +1,31 @@
+import {
+  type CompactionBackend,
+  CompactionError,
+  type CompactionStrategy,
+  ConcurrencyError,
+  ConfigError,
+  createCompactor,
+  createTokenCounter,
+  dropReasoning,
+  effectiveHistory,
+  extractiveSummarizer,
+  fromChatMessages,
+  type Item,
+  MemorySessionStore,
+  pipeline,
+  pruneToolResults,
+  type SessionEvent,
+  tokenBudgetTrigger,
+  validateTranscript,
+} from 'loopkeeper';
+import {
+  applyCompaction,
+  type CompactionTrigger,
+  type Compactor,
+  isSummaryItem,
+} from 'loopkeeper/compaction';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { applyCompaction } from '../../src/compaction/apply.js';
-import { type Compactor, createCompactor } from '../../src/compaction/compactor.js';
-import { pipeline } from '../../src/compaction/pipeline.js';
-import { dropReasoning } from '../../src/compaction/strategies/drop-reasoning.js';
-import { pruneToolResults } from '../../src/compaction/strategies/prune-tool-results.js';
-import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
-import { isSummaryItem } from '../../src/compaction/summary.js';
-import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
-import type {
-  CompactionBackend,
-  CompactionStrategy,
-  CompactionTrigger,
-} from '../../src/compaction/types.js';
-import { CompactionError } from '../../src/errors/compaction-error.js';
-import { ConcurrencyError } from '../../src/errors/concurrency-error.js';
-import { ConfigError } from '../../src/errors/config-error.js';
-import { effectiveHistory } from '../../src/log/effective-history.js';
-import type { SessionEvent } from '../../src/log/events.js';
-import { MemorySessionStore } from '../../src/log/memory-store.js';
-import { createTokenCounter } from '../../src/tokens/index.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { fromChatMessages } from '../../src/transcript/from-chat-messages.js';
-import type { Item } from '../../src/transcript/types.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
 import { loadTranscriptFixtures } from '../support/transcripts.js';
 
 /** The five real transcripts as one long session; call ids get a per-file prefix to stay unique. */

@@ -1,24 +1,29 @@
+import {
+  contextWindowTrigger,
+  createCompactor,
+  createTokenCounter,
+  extractiveSummarizer,
+  fromChatMessages,
+  type Item,
+  pruneToolResults,
+  type SessionEvent,
+  summarizeOlder,
+  validateTranscript,
+} from 'loopkeeper';
+import {
+  type CompactionBudget,
+  createSummaryItem,
+  isSummaryItem,
+  summaryBody,
+} from 'loopkeeper/compaction';
+import { buildReplacementView, createProjection } from 'loopkeeper/log';
+import { measureCompactionQuality } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createCompactor } from '../../src/compaction/compactor.js';
 import { summaryCapFor } from '../../src/compaction/compactor-sizes.js';
 import { headroomLine } from '../../src/compaction/compactor-steps.js';
 import { replacedItemId } from '../../src/compaction/helpers/derived-item.js';
-import { pruneToolResults } from '../../src/compaction/strategies/prune-tool-results.js';
-import { summarizeOlder } from '../../src/compaction/strategies/summarize-older.js';
-import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
-import { createSummaryItem, isSummaryItem, summaryBody } from '../../src/compaction/summary.js';
 import { recordedGoal } from '../../src/compaction/summary-goal.js';
-import { contextWindowTrigger } from '../../src/compaction/triggers/context-window-trigger.js';
-import type { CompactionBudget } from '../../src/compaction/types.js';
-import type { SessionEvent } from '../../src/log/events.js';
-import { createProjection } from '../../src/log/projection.js';
-import { buildReplacementView } from '../../src/log/replacement-view.js';
-import { measureCompactionQuality } from '../../src/testing/quality/measure-compaction-quality.js';
-import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { fromChatMessages } from '../../src/transcript/from-chat-messages.js';
-import type { Item } from '../../src/transcript/types.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
 import { loadTranscriptFixtures } from '../support/transcripts.js';
 
 let tokens: TokenCounter;

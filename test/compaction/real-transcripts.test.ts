@@ -1,21 +1,24 @@
-import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  type CompactionStrategy,
+  createTokenCounter,
+  dropFailedToolResults,
+  dropReasoning,
+  emergencyPrune,
+  fromChatMessages,
+  type Item,
+  keepRecent,
+  pipeline,
+  pruneToolResults,
+  validateTranscript,
+} from 'loopkeeper';
+import {
+  type CompactionResult,
   defaultToolOutputPlaceholder,
-  pruneToolOutput,
-} from '../../src/compaction/helpers/tool-output-placeholder.js';
-import { pipeline } from '../../src/compaction/pipeline.js';
-import { dropFailedToolResults } from '../../src/compaction/strategies/drop-failed-tool-results.js';
-import { dropReasoning } from '../../src/compaction/strategies/drop-reasoning.js';
-import { emergencyPrune } from '../../src/compaction/strategies/emergency-prune.js';
-import { keepRecent } from '../../src/compaction/strategies/keep-recent.js';
-import { pruneLargestToolResults } from '../../src/compaction/strategies/prune-largest-tool-results.js';
-import { pruneToolResults } from '../../src/compaction/strategies/prune-tool-results.js';
-import type { CompactionResult, CompactionStrategy } from '../../src/compaction/types.js';
-import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { fromChatMessages } from '../../src/transcript/from-chat-messages.js';
-import type { Item } from '../../src/transcript/types.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+  pruneLargestToolResults,
+} from 'loopkeeper/compaction';
+import type { TokenCounter } from 'loopkeeper/tokens';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { pruneToolOutput } from '../../src/compaction/helpers/tool-output-placeholder.js';
 import { loadTranscriptFixtures } from '../support/transcripts.js';
 
 /**

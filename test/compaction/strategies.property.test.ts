@@ -1,22 +1,25 @@
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { pipeline } from '../../src/compaction/pipeline.js';
-import { dropFailedToolResults } from '../../src/compaction/strategies/drop-failed-tool-results.js';
-import { dropReasoning } from '../../src/compaction/strategies/drop-reasoning.js';
 import {
+  type CompactionStrategy,
+  createTokenCounter,
+  dropFailedToolResults,
+  dropReasoning,
   emergencyPrune,
+  type Item,
+  keepRecent,
+  pipeline,
+  pruneToolResults,
+  validateTranscript,
+} from 'loopkeeper';
+import {
+  type CompactionBudget,
   emergencyPruneTranscript,
-} from '../../src/compaction/strategies/emergency-prune.js';
-import { keepRecent } from '../../src/compaction/strategies/keep-recent.js';
-import { pruneLargestToolResults } from '../../src/compaction/strategies/prune-largest-tool-results.js';
-import { pruneToolResults } from '../../src/compaction/strategies/prune-tool-results.js';
-import { isSummaryItem } from '../../src/compaction/summary.js';
-import type { CompactionBudget, CompactionStrategy } from '../../src/compaction/types.js';
-import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import type { Item, ItemKind } from '../../src/transcript/types.js';
-import { ITEM_KINDS } from '../../src/transcript/types.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+  isSummaryItem,
+  pruneLargestToolResults,
+} from 'loopkeeper/compaction';
+import type { TokenCounter } from 'loopkeeper/tokens';
+import { ITEM_KINDS, type ItemKind } from 'loopkeeper/transcript';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { validTranscriptArbitrary } from '../support/arbitraries.js';
 
 let tokens: TokenCounter;

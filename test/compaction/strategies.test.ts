@@ -1,35 +1,31 @@
+import {
+  AbortedError,
+  COMPACTION_SUMMARY_NAME,
+  type CompactionStrategy,
+  ConfigError,
+  createTokenCounter,
+  dropFailedToolResults,
+  dropReasoning,
+  emergencyPrune,
+  type Item,
+  keepRecent,
+  pipeline,
+  pruneToolResults,
+  toChatMessages,
+  validateTranscript,
+} from 'loopkeeper';
+import {
+  type CompactionContext,
+  type CompactionRequest,
+  createSummaryItem,
+  emergencyPruneTranscript,
+  isSummaryItem,
+  pruneLargestToolResults,
+} from 'loopkeeper/compaction';
+import type { TokenCounter } from 'loopkeeper/tokens';
+import type { AssistantItem, ContextItem, ToolResultItem, UserItem } from 'loopkeeper/transcript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { replacedItemId } from '../../src/compaction/helpers/derived-item.js';
-import { pipeline } from '../../src/compaction/pipeline.js';
-import { dropFailedToolResults } from '../../src/compaction/strategies/drop-failed-tool-results.js';
-import { dropReasoning } from '../../src/compaction/strategies/drop-reasoning.js';
-import {
-  emergencyPrune,
-  emergencyPruneTranscript,
-} from '../../src/compaction/strategies/emergency-prune.js';
-import { keepRecent } from '../../src/compaction/strategies/keep-recent.js';
-import { pruneLargestToolResults } from '../../src/compaction/strategies/prune-largest-tool-results.js';
-import { pruneToolResults } from '../../src/compaction/strategies/prune-tool-results.js';
-import { createSummaryItem, isSummaryItem } from '../../src/compaction/summary.js';
-import type {
-  CompactionContext,
-  CompactionRequest,
-  CompactionStrategy,
-} from '../../src/compaction/types.js';
-import { AbortedError } from '../../src/errors/aborted-error.js';
-import { ConfigError } from '../../src/errors/config-error.js';
-import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { toChatMessages } from '../../src/transcript/to-chat-messages.js';
-import type {
-  AssistantItem,
-  ContextItem,
-  Item,
-  ToolResultItem,
-  UserItem,
-} from '../../src/transcript/types.js';
-import { COMPACTION_SUMMARY_NAME } from '../../src/transcript/types.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
 
 let tokens: TokenCounter;
 beforeAll(async () => {

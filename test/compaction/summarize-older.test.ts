@@ -1,29 +1,29 @@
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { summarizeOlder } from '../../src/compaction/strategies/summarize-older.js';
-import { summaryInputTokens } from '../../src/compaction/summarizers/chunk-input.js';
-import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
 import {
+  AbortedError,
+  type CompactionBackend,
+  CompactionError,
+  createTokenCounter,
+  extractiveSummarizer,
+  fromChatMessages,
+  type Item,
+  summarizeOlder,
+  validateTranscript,
+} from 'loopkeeper';
+import {
+  type CompactionContext,
+  type CompactionRequest,
   createSummaryItem,
   isSummaryItem,
   SUMMARY_PREAMBLE,
+  type SummaryRequest,
   summaryBody,
+  summaryInputTokens,
   validateSummaryText,
-} from '../../src/compaction/summary.js';
+} from 'loopkeeper/compaction';
+import type { TokenCounter } from 'loopkeeper/tokens';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { GOAL_LABEL, withGoal } from '../../src/compaction/summary-goal.js';
-import type {
-  CompactionBackend,
-  CompactionContext,
-  CompactionRequest,
-  SummaryRequest,
-} from '../../src/compaction/types.js';
-import { AbortedError } from '../../src/errors/aborted-error.js';
-import { CompactionError } from '../../src/errors/compaction-error.js';
-import { createTokenCounter } from '../../src/tokens/index.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { fromChatMessages } from '../../src/transcript/from-chat-messages.js';
-import type { Item } from '../../src/transcript/types.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
 import { validTranscriptArbitrary } from '../support/arbitraries.js';
 import { loadTranscriptFixtures } from '../support/transcripts.js';
 

@@ -1,23 +1,17 @@
+import {
+  type CompactionBackend,
+  CompactionError,
+  ConfigError,
+  createTokenCounter,
+  extractiveSummarizer,
+  fromChatMessages,
+  type Item,
+  openAISummarizer,
+  summarizeOlder,
+} from 'loopkeeper';
+import { parseSummarySections, SUMMARY_SECTIONS, validateSummaryText } from 'loopkeeper/compaction';
+import { type FakeOpenAIServer, fakeFaults, startFakeOpenAIServer } from 'loopkeeper/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { summarizeOlder } from '../../src/compaction/strategies/summarize-older.js';
-import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
-import { openAISummarizer } from '../../src/compaction/summarizers/openai.js';
-import {
-  parseSummarySections,
-  SUMMARY_SECTIONS,
-  validateSummaryText,
-} from '../../src/compaction/summary.js';
-import type { CompactionBackend } from '../../src/compaction/types.js';
-import { CompactionError } from '../../src/errors/compaction-error.js';
-import { ConfigError } from '../../src/errors/config-error.js';
-import {
-  type FakeOpenAIServer,
-  fakeFaults,
-  startFakeOpenAIServer,
-} from '../../src/testing/index.js';
-import { createTokenCounter } from '../../src/tokens/index.js';
-import { fromChatMessages } from '../../src/transcript/from-chat-messages.js';
-import type { Item } from '../../src/transcript/types.js';
 import { loadTranscriptFixtures } from '../support/transcripts.js';
 
 const validSummary = [

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
+import { contextWindowTrigger, tokenBudgetTrigger } from 'loopkeeper';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { contextWindowTrigger } from '../../src/compaction/triggers/context-window-trigger.js';
-import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
 import { validTranscriptArbitrary } from '../support/arbitraries.js';
 import { sharedTokenCounter } from '../support/loop-harness.js';
 

@@ -1,11 +1,13 @@
+import {
+  ConfigError,
+  contextWindowTrigger,
+  createTokenCounter,
+  type Item,
+  itemCountTrigger,
+  tokenBudgetTrigger,
+} from 'loopkeeper';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { contextWindowTrigger } from '../../src/compaction/triggers/context-window-trigger.js';
-import { itemCountTrigger } from '../../src/compaction/triggers/item-count-trigger.js';
-import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
-import { ConfigError } from '../../src/errors/config-error.js';
-import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import type { Item } from '../../src/transcript/types.js';
 
 let tokens: TokenCounter;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { agentLoopMachine } from 'loopkeeper';
+import { machineToMermaid } from 'loopkeeper/runtime';
 import { describe, expect, it } from 'vitest';
-import { agentLoopMachine } from '../../machines/agent-loop.machine.js';
 import { architectureDocPath, extractDiagram } from '../../scripts/diagram-section.js';
-import { machineToMermaid } from '../../src/runtime/machine-diagram.js';
 
 describe('docs/architecture.md', () => {
   it('shows the diagram generated from the current machine definition (run npm run docs:diagram)', () => {

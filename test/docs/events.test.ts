@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TELEMETRY_EVENT_TYPES } from 'loopkeeper/runtime';
 import { describe, expect, it } from 'vitest';
-import { TELEMETRY_EVENT_TYPES } from '../../src/events/telemetry-events.js';
 
 const document = readFileSync(
   join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'events.md'),

@@ -1,16 +1,18 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunFinished } from '../../src/events/telemetry-events.js';
-import { effectiveHistory } from '../../src/log/effective-history.js';
-import type { SessionEvent } from '../../src/log/events.js';
-import { FileSessionStore } from '../../src/log/file-store.js';
-import { openAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { defineTool } from '../../src/tools/define-tool.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+import {
+  defineTool,
+  effectiveHistory,
+  FileSessionStore,
+  openAgentLoop,
+  runTurn,
+  type SessionEvent,
+  validateTranscript,
+} from 'loopkeeper';
+import type { RunFinished } from 'loopkeeper/runtime';
+import { ScriptedModel } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { runChildUntilKilled } from '../support/kill-child.js';
 import { type FaultRow, keepsPrefix } from './fault-row.js';
 

@@ -1,6 +1,5 @@
-import { StoreError } from '../../src/errors/store-error.js';
-import type { NewSessionEvent, SessionEvent } from '../../src/log/events.js';
-import type { AppendOptions, ReadOptions, SessionStore } from '../../src/log/store.js';
+import { type SessionEvent, type SessionStore, StoreError } from 'loopkeeper';
+import type { AppendOptions, NewSessionEvent, ReadOptions } from 'loopkeeper/log';
 
 /**
  * Wraps a store and fails every append `shouldFail` picks, as a full disk would: nothing of

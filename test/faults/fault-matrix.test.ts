@@ -1,7 +1,7 @@
+import { defineTool } from 'loopkeeper';
+import { fakeFaults } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeFaults } from '../../src/testing/fake-replies.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { defineTool } from '../../src/tools/define-tool.js';
 import { sharedTokenCounter } from '../support/loop-harness.js';
 import { runCrashScenario } from './crash-scenario.js';
 import { FailingStore } from './failing-store.js';

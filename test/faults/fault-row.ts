@@ -1,4 +1,5 @@
-import type { RunOutcome, SessionEvent } from '../../src/log/events.js';
+import type { SessionEvent } from 'loopkeeper';
+import type { RunOutcome } from 'loopkeeper/log';
 import { markdownTable } from './markdown-table.js';
 
 /** One row of the fault matrix, as printed and kept in docs/reliability.md. */

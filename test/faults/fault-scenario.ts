@@ -1,29 +1,29 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Compactor } from '../../src/compaction/compactor.js';
-import { createCompactor } from '../../src/compaction/compactor.js';
-import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
-import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
-import type { RunFinished, TelemetryEvent } from '../../src/events/telemetry-events.js';
-import { effectiveHistory } from '../../src/log/effective-history.js';
-import type { SessionEvent } from '../../src/log/events.js';
-import { FileSessionStore } from '../../src/log/file-store.js';
-import type { SessionStore } from '../../src/log/store.js';
-import { openAIChatModel } from '../../src/model/openai-chat-model.js';
-import type { ModelAdapter } from '../../src/model/types.js';
-import { type AgentLoopActor, openAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
 import {
-  type FakeOpenAIServer,
-  startFakeOpenAIServer,
-} from '../../src/testing/fake-openai-server.js';
-import type { FakeReply } from '../../src/testing/fake-replies.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { defineTool } from '../../src/tools/define-tool.js';
-import type { AnyToolDefinition } from '../../src/tools/types.js';
-import type { Item } from '../../src/transcript/types.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+  type AgentLoopActor,
+  createCompactor,
+  defineTool,
+  effectiveHistory,
+  extractiveSummarizer,
+  FileSessionStore,
+  type Item,
+  type ModelAdapter,
+  openAgentLoop,
+  openAIChatModel,
+  runTurn,
+  type SessionEvent,
+  type SessionStore,
+  type TelemetryEvent,
+  tokenBudgetTrigger,
+  validateTranscript,
+} from 'loopkeeper';
+import type { Compactor } from 'loopkeeper/compaction';
+import type { RunFinished } from 'loopkeeper/runtime';
+import { type FakeOpenAIServer, type FakeReply, startFakeOpenAIServer } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
+import type { AnyToolDefinition } from 'loopkeeper/tools';
 import { whenIdle } from '../support/loop-harness.js';
 import { type FaultRow, keepsPrefix } from './fault-row.js';
 

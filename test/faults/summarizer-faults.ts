@@ -1,6 +1,5 @@
-import { type Compactor, createCompactor } from '../../src/compaction/compactor.js';
-import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
-import type { CompactionBackend } from '../../src/compaction/types.js';
+import { type CompactionBackend, createCompactor, tokenBudgetTrigger } from 'loopkeeper';
+import type { Compactor } from 'loopkeeper/compaction';
 
 export type SummarizerFault = 'error' | 'timeout' | 'empty' | 'sectionless';
 

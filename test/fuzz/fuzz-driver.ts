@@ -1,22 +1,21 @@
-import { createCompactor } from '../../src/compaction/compactor.js';
-import { SUMMARY_SECTIONS } from '../../src/compaction/summary.js';
-import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
-import type { CompactionBackend } from '../../src/compaction/types.js';
-import { ModelError } from '../../src/errors/model-error.js';
-import { effectiveHistory } from '../../src/log/effective-history.js';
-import type { SessionEvent } from '../../src/log/events.js';
-import { MemorySessionStore } from '../../src/log/memory-store.js';
 import {
   type AgentLoopActor,
+  type CompactionBackend,
   createAgentLoop,
+  createCompactor,
+  defineTool,
+  effectiveHistory,
+  MemorySessionStore,
+  ModelError,
   openAgentLoop,
-} from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import type { ScriptedAnswer, ScriptedFailure } from '../../src/testing/scripted-turns.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { defineTool } from '../../src/tools/define-tool.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+  runTurn,
+  type SessionEvent,
+  tokenBudgetTrigger,
+  validateTranscript,
+} from 'loopkeeper';
+import { SUMMARY_SECTIONS } from 'loopkeeper/compaction';
+import { type ScriptedAnswer, type ScriptedFailure, ScriptedModel } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { FailingStore } from '../faults/failing-store.js';
 import type { PlannedAnswer, PlannedSummary, SessionPlan, ToolMode } from './fuzz-plan.js';
 

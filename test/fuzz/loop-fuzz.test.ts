@@ -1,6 +1,6 @@
 import fc from 'fast-check';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TokenCounter } from '../../src/tokens/types.js';
 import { sharedTokenCounter } from '../support/loop-harness.js';
 import { emptyTotals, runSessionPlan } from './fuzz-driver.js';
 import { sessionPlan } from './fuzz-plan.js';

@@ -3,10 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as zlib from 'node:zlib';
 import fc from 'fast-check';
+import { FileSessionStore, type SessionEvent, StoreError } from 'loopkeeper';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StoreError } from '../../src/errors/index.js';
-import type { SessionEvent } from '../../src/log/events.js';
-import { FileSessionStore } from '../../src/log/index.js';
 import { tableCrc32 } from '../../src/log/line-checksum.js';
 import { collect, itemsAppended, userItem } from '../support/session-events.js';
 

@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { effectiveHistory, FileSessionStore } from 'loopkeeper';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { effectiveHistory, FileSessionStore } from '../../src/log/index.js';
 import { runChildUntilKilled } from '../support/kill-child.js';
 import { collect, itemsAppended, userItem } from '../support/session-events.js';
 

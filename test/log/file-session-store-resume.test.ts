@@ -1,13 +1,12 @@
 import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FileSessionStore, openAgentLoop, runTurn } from 'loopkeeper';
+import type { TornLineRecovery } from 'loopkeeper/log';
+import { ScriptedModel } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FileSessionStore, type TornLineRecovery } from '../../src/log/file-store.js';
 import { SessionLogParser } from '../../src/log/session-log-parser.js';
-import { openAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
 import { sharedTokenCounter } from '../support/loop-harness.js';
 import { collect, itemsAppended, userItem } from '../support/session-events.js';
 

@@ -10,9 +10,8 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FileSessionStore, StoreError } from 'loopkeeper';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StoreError } from '../../src/errors/index.js';
-import { FileSessionStore } from '../../src/log/index.js';
 import { collect, itemsAppended, userItem } from '../support/session-events.js';
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {

@@ -11,13 +11,9 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FileSessionStore, StoreError } from 'loopkeeper';
+import type { FileSessionStoreOptions, TornLineRecovery } from 'loopkeeper/log';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StoreError } from '../../src/errors/index.js';
-import {
-  FileSessionStore,
-  type FileSessionStoreOptions,
-  type TornLineRecovery,
-} from '../../src/log/index.js';
 import { reseal } from '../support/log-lines.js';
 import { collect, itemsAppended, userItem } from '../support/session-events.js';
 

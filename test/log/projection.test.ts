@@ -1,15 +1,19 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { StoreError } from '../../src/errors/index.js';
-import type { SessionEvent, TranscriptReplacedEvent, ViewEntry } from '../../src/log/events.js';
+import {
+  effectiveHistory,
+  type Item,
+  MemorySessionStore,
+  type SessionEvent,
+  StoreError,
+} from 'loopkeeper';
 import {
   createProjection,
-  effectiveHistory,
   loadProjection,
-  MemorySessionStore,
   SessionProjection,
-} from '../../src/log/index.js';
-import type { Item } from '../../src/transcript/types.js';
+  type TranscriptReplacedEvent,
+  type ViewEntry,
+} from 'loopkeeper/log';
+import { describe, expect, it } from 'vitest';
 import {
   collect,
   itemsAppended,

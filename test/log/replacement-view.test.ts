@@ -1,8 +1,7 @@
 import fc from 'fast-check';
+import { ConfigError, type Item } from 'loopkeeper';
+import { buildReplacementView, createProjection } from 'loopkeeper/log';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors/index.js';
-import { buildReplacementView, createProjection } from '../../src/log/index.js';
-import type { Item } from '../../src/transcript/types.js';
 import { itemsAppended, replacement, stamped, userItem } from '../support/session-events.js';
 
 const toolResult = (id: string, callId: string, content: string): Item => ({

@@ -1,6 +1,6 @@
+import { ConfigError } from 'loopkeeper';
+import { assertValidSessionId, isValidSessionId } from 'loopkeeper/log';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors/index.js';
-import { assertValidSessionId, isValidSessionId } from '../../src/log/index.js';
 
 describe('assertValidSessionId', () => {
   it.each([

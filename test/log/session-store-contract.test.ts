@@ -1,15 +1,16 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConcurrencyError, ConfigError, StoreError } from '../../src/errors/index.js';
-import type { NewSessionEvent } from '../../src/log/events.js';
 import {
+  ConcurrencyError,
+  ConfigError,
   FileSessionStore,
   MemorySessionStore,
-  SESSION_SCHEMA_VERSION,
   type SessionStore,
-} from '../../src/log/index.js';
+  StoreError,
+} from 'loopkeeper';
+import { type NewSessionEvent, SESSION_SCHEMA_VERSION } from 'loopkeeper/log';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   collect,
   FIXED_TIME,

@@ -1,6 +1,6 @@
+import { agentLoopMachine } from 'loopkeeper';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getShortestPaths, getSimplePaths } from 'xstate/graph';
-import { agentLoopMachine } from '../../machines/agent-loop.machine.js';
 import {
   graphConfigurations,
   loopConfiguration,

@@ -1,9 +1,12 @@
 import fc from 'fast-check';
+import type { Item } from 'loopkeeper';
+import {
+  chatRequestBody,
+  chatRequestBytes,
+  type ModelRequest,
+  type ToolSpec,
+} from 'loopkeeper/model';
 import { describe, expect, it } from 'vitest';
-import { chatRequestBody } from '../../src/model/chat-request.js';
-import { chatRequestBytes } from '../../src/model/chat-request-bytes.js';
-import type { ModelRequest, ToolSpec } from '../../src/model/types.js';
-import type { Item } from '../../src/transcript/types.js';
 import { validTranscriptArbitrary } from '../support/arbitraries.js';
 
 const signal = new AbortController().signal;

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
+import { type Item, toChatMessages } from 'loopkeeper';
+import { chatRequestBody } from 'loopkeeper/model';
 import { describe, expect, it } from 'vitest';
-import { chatRequestBody } from '../../src/model/chat-request.js';
-import { toChatMessages } from '../../src/transcript/to-chat-messages.js';
-import type { Item } from '../../src/transcript/types.js';
 import { validTranscriptArbitrary } from '../support/arbitraries.js';
 
 const signal = new AbortController().signal;

@@ -1,7 +1,8 @@
+import { ModelError } from 'loopkeeper';
+import type { ModelErrorKind } from 'loopkeeper/errors';
+import { classifyModelError } from 'loopkeeper/model';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { ModelError, type ModelErrorKind } from '../../src/errors/model-error.js';
-import { classifyModelError } from '../../src/model/classify-error.js';
 
 function statusError(status: number, body: { message: string; code?: string }): APIError {
   return APIError.generate(status, { error: body }, undefined, new Headers());

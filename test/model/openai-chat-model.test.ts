@@ -1,15 +1,8 @@
+import { ConfigError, type Item, ModelError, openAIChatModel } from 'loopkeeper';
+import type { ModelRequest, OpenAIChatModelOptions, ToolSpec } from 'loopkeeper/model';
+import { type FakeOpenAIServer, fakeFaults, startFakeOpenAIServer } from 'loopkeeper/testing';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors/config-error.js';
-import { ModelError } from '../../src/errors/model-error.js';
-import { type OpenAIChatModelOptions, openAIChatModel } from '../../src/model/openai-chat-model.js';
-import type { ModelRequest, ToolSpec } from '../../src/model/types.js';
-import {
-  type FakeOpenAIServer,
-  fakeFaults,
-  startFakeOpenAIServer,
-} from '../../src/testing/index.js';
-import type { Item } from '../../src/transcript/types.js';
 
 let server: FakeOpenAIServer;
 beforeEach(async () => {

@@ -1,14 +1,7 @@
+import { createAgentLoop, MemorySessionStore, openAIChatModel, runTurn } from 'loopkeeper';
+import type { ModelRequest, OpenAIChatModelOptions } from 'loopkeeper/model';
+import { type FakeOpenAIServer, fakeFaults, startFakeOpenAIServer } from 'loopkeeper/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemorySessionStore } from '../../src/log/memory-store.js';
-import { type OpenAIChatModelOptions, openAIChatModel } from '../../src/model/openai-chat-model.js';
-import type { ModelRequest } from '../../src/model/types.js';
-import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import {
-  type FakeOpenAIServer,
-  fakeFaults,
-  startFakeOpenAIServer,
-} from '../../src/testing/index.js';
 import { sharedTokenCounter } from '../support/loop-harness.js';
 
 let server: FakeOpenAIServer;

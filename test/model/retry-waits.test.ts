@@ -1,15 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openAISummarizer } from '../../src/compaction/summarizers/openai.js';
-import { CompactionError } from '../../src/errors/compaction-error.js';
-import { ConfigError } from '../../src/errors/config-error.js';
-import { ModelError } from '../../src/errors/model-error.js';
-import { type OpenAIChatModelOptions, openAIChatModel } from '../../src/model/openai-chat-model.js';
-import type { ModelRequest } from '../../src/model/types.js';
 import {
-  type FakeOpenAIServer,
-  fakeFaults,
-  startFakeOpenAIServer,
-} from '../../src/testing/index.js';
+  CompactionError,
+  ConfigError,
+  ModelError,
+  openAIChatModel,
+  openAISummarizer,
+} from 'loopkeeper';
+import type { ModelRequest, OpenAIChatModelOptions } from 'loopkeeper/model';
+import { type FakeOpenAIServer, fakeFaults, startFakeOpenAIServer } from 'loopkeeper/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 let server: FakeOpenAIServer;
 beforeEach(async () => {

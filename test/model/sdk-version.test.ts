@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { openAIChatModel } from 'loopkeeper';
+import { type FakeOpenAIServer, startFakeOpenAIServer } from 'loopkeeper/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openAIChatModel } from '../../src/model/openai-chat-model.js';
-import { type FakeOpenAIServer, startFakeOpenAIServer } from '../../src/testing/index.js';
 
 let server: FakeOpenAIServer | undefined;
 afterEach(async () => {

@@ -1,17 +1,18 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import {
+  createAgentLoop,
+  createCompactor,
+  defineTool,
+  extractiveSummarizer,
+  ModelError,
+  runTurn,
+  type TelemetryEvent,
+  tokenBudgetTrigger,
+} from 'loopkeeper';
+import { createGenAiTracing } from 'loopkeeper/otel';
+import { ScriptedModel, type ScriptedTurn } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createCompactor } from '../../src/compaction/compactor.js';
-import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
-import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
-import { ModelError } from '../../src/errors/model-error.js';
-import type { TelemetryEvent } from '../../src/events/telemetry-events.js';
-import { createGenAiTracing } from '../../src/otel/create-gen-ai-tracing.js';
-import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import type { ScriptedTurn } from '../../src/testing/scripted-turns.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { defineTool } from '../../src/tools/define-tool.js';
 import { recordTelemetry, sharedTokenCounter } from '../support/loop-harness.js';
 import { memoryTracer, parentOf, spansNamed, spanTree, useAsyncContext } from './span-tree.js';
 

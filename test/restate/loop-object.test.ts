@@ -1,6 +1,6 @@
+import type { SessionEvent } from 'loopkeeper';
+import type { DurableTurnResult, TelemetryRecord } from 'loopkeeper/restate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../src/log/events.js';
-import type { DurableTurnResult, TelemetryRecord } from '../../src/restate/index.js';
 import { type Cluster, eventually, startCluster } from './support/cluster.js';
 import { restateServerBinary } from './support/restate-server.js';
 

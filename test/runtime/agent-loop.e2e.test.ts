@@ -1,25 +1,28 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createCompactor } from '../../src/compaction/compactor.js';
-import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
-import { contextWindowTrigger } from '../../src/compaction/triggers/context-window-trigger.js';
-import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
-import type { CompactionBackend, LoopMutator } from '../../src/compaction/types.js';
-import { effectiveHistory } from '../../src/log/effective-history.js';
-import type { SessionEvent } from '../../src/log/events.js';
-import { MemorySessionStore } from '../../src/log/memory-store.js';
-import { openAIChatModel } from '../../src/model/openai-chat-model.js';
-import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
+import {
+  type CompactionBackend,
+  contextWindowTrigger,
+  createAgentLoop,
+  createCompactor,
+  defineTool,
+  effectiveHistory,
+  extractiveSummarizer,
+  type LoopMutator,
+  MemorySessionStore,
+  openAIChatModel,
+  runTurn,
+  type SessionEvent,
+  tokenBudgetTrigger,
+  validateTranscript,
+} from 'loopkeeper';
 import {
   type FakeOpenAIServer,
+  fakeFaults,
+  recordedSession,
   startFakeOpenAIServer,
-} from '../../src/testing/fake-openai-server.js';
-import { fakeFaults } from '../../src/testing/fake-replies.js';
-import { recordedSession } from '../../src/testing/recorded-session.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { defineTool } from '../../src/tools/define-tool.js';
-import { createItemId } from '../../src/transcript/ids.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+} from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
+import { createItemId } from 'loopkeeper/transcript';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { recordTelemetry, sharedTokenCounter, whenIdle } from '../support/loop-harness.js';
 import { loadTranscriptFixtures } from '../support/transcripts.js';
 

@@ -1,11 +1,13 @@
+import {
+  createAgentLoop,
+  createCompactor,
+  openAIChatModel,
+  runTurn,
+  tokenBudgetTrigger,
+} from 'loopkeeper';
+import type { CompactionTrigger, MutationPoint } from 'loopkeeper/compaction';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createCompactor } from '../../src/compaction/compactor.js';
-import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
-import type { CompactionTrigger, MutationPoint } from '../../src/compaction/types.js';
-import { openAIChatModel } from '../../src/model/openai-chat-model.js';
-import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
 import { readLogTool, useFakeServer } from '../support/fake-server.js';
 import { recordTelemetry, sharedTokenCounter } from '../support/loop-harness.js';
 

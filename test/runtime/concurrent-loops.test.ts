@@ -1,10 +1,8 @@
+import { createAgentLoop, MemorySessionStore, runTurn } from 'loopkeeper';
+import type { NewSessionEvent } from 'loopkeeper/log';
+import { ScriptedModel } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { NewSessionEvent } from '../../src/log/events.js';
-import { MemorySessionStore } from '../../src/log/memory-store.js';
-import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
 import { sharedTokenCounter } from '../support/loop-harness.js';
 
 let tokens: TokenCounter;

@@ -1,11 +1,13 @@
+import {
+  contextWindowTrigger,
+  createAgentLoop,
+  createCompactor,
+  extractiveSummarizer,
+  runTurn,
+} from 'loopkeeper';
+import { ScriptedModel } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createCompactor } from '../../src/compaction/compactor.js';
-import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
-import { contextWindowTrigger } from '../../src/compaction/triggers/context-window-trigger.js';
-import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
 import { recordTelemetry, sharedTokenCounter } from '../support/loop-harness.js';
 
 let tokens: TokenCounter;

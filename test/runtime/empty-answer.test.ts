@@ -1,15 +1,18 @@
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MemorySessionStore } from '../../src/log/memory-store.js';
-import { openAIChatModel } from '../../src/model/openai-chat-model.js';
-import { createAgentLoop, openAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
+import {
+  createAgentLoop,
+  MemorySessionStore,
+  openAgentLoop,
+  openAIChatModel,
+  runTurn,
+} from 'loopkeeper';
 import {
   type FakeOpenAIServer,
   type FakeRequest,
   fakeFaults,
   startFakeOpenAIServer,
-} from '../../src/testing/index.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
+} from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sharedTokenCounter } from '../support/loop-harness.js';
 
 let tokens: TokenCounter;

@@ -1,12 +1,14 @@
+import {
+  createAgentLoop,
+  MemorySessionStore,
+  runTurn,
+  type SessionEvent,
+  validateTranscript,
+} from 'loopkeeper';
+import type { ReadOptions } from 'loopkeeper/log';
+import { ScriptedModel } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../src/log/events.js';
-import { MemorySessionStore } from '../../src/log/memory-store.js';
-import type { ReadOptions } from '../../src/log/store.js';
-import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
 import { sharedTokenCounter } from '../support/loop-harness.js';
 
 let tokens: TokenCounter;

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { serializeError } from 'loopkeeper/runtime';
 import { describe, expect, it } from 'vitest';
 import { describeThrown } from '../../src/errors/describe-thrown.js';
-import { serializeError } from '../../src/runtime/serialize-error.js';
 import { toolFailedMessage } from '../../src/tools/tool-messages.js';
 
 const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));

@@ -5,11 +5,10 @@ import {
   type StatelyInspectionEvent,
 } from '@statelyai/inspect';
 import { createInspectorServer } from '@statelyai/inspect/server';
+import { createAgentLoop, runTurn } from 'loopkeeper';
+import { ScriptedModel } from 'loopkeeper/testing';
 import { describe, expect, it } from 'vitest';
 import type { InspectionEvent } from 'xstate';
-import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,18 +1,22 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  createAgentLoop,
+  FileSessionStore,
+  type Item,
+  MemorySessionStore,
+  openAgentLoop,
+  runTurn,
+  type SessionEvent,
+  type SessionStore,
+  validateTranscript,
+} from 'loopkeeper';
+import type { NewSessionEvent } from 'loopkeeper/log';
+import { ScriptedModel } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { NewSessionEvent, SessionEvent } from '../../src/log/events.js';
-import { FileSessionStore } from '../../src/log/file-store.js';
 import { currentLockOwner, formatLockOwner } from '../../src/log/lock-owner.js';
-import { MemorySessionStore } from '../../src/log/memory-store.js';
-import type { SessionStore } from '../../src/log/store.js';
-import { createAgentLoop, openAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import type { Item } from '../../src/transcript/types.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
 import { sharedTokenCounter } from '../support/loop-harness.js';
 import { collect } from '../support/session-events.js';
 

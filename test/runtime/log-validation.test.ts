@@ -1,13 +1,16 @@
+import {
+  createAgentLoop,
+  type Item,
+  MemorySessionStore,
+  openAgentLoop,
+  ProtocolError,
+  runTurn,
+  validateTranscript,
+} from 'loopkeeper';
+import { applyCompaction } from 'loopkeeper/compaction';
+import { ScriptedModel } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { applyCompaction } from '../../src/compaction/apply.js';
-import { ProtocolError } from '../../src/errors/protocol-error.js';
-import { MemorySessionStore } from '../../src/log/memory-store.js';
-import { createAgentLoop, openAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import type { Item } from '../../src/transcript/types.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
 import { sharedTokenCounter } from '../support/loop-harness.js';
 
 let tokens: TokenCounter;

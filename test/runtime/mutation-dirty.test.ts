@@ -1,14 +1,16 @@
+import {
+  CompactionError,
+  type CompactionStrategy,
+  createAgentLoop,
+  createCompactor,
+  openAIChatModel,
+  runTurn,
+  tokenBudgetTrigger,
+} from 'loopkeeper';
+import type { CompactionTrigger, CompactorOptions } from 'loopkeeper/compaction';
+import type { MutationFinished } from 'loopkeeper/runtime';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createCompactor } from '../../src/compaction/compactor.js';
-import type { CompactorOptions } from '../../src/compaction/compactor-types.js';
-import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
-import type { CompactionStrategy, CompactionTrigger } from '../../src/compaction/types.js';
-import { CompactionError } from '../../src/errors/compaction-error.js';
-import type { MutationFinished } from '../../src/events/telemetry-events.js';
-import { openAIChatModel } from '../../src/model/openai-chat-model.js';
-import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
 import { readLogTool, useFakeServer } from '../support/fake-server.js';
 import { recordTelemetry, sharedTokenCounter } from '../support/loop-harness.js';
 

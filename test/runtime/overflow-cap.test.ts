@@ -1,17 +1,15 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createCompactor } from '../../src/compaction/compactor.js';
-import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
-import { openAIChatModel } from '../../src/model/openai-chat-model.js';
-import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
 import {
-  type FakeOpenAIServer,
-  startFakeOpenAIServer,
-} from '../../src/testing/fake-openai-server.js';
-import { fakeFaults } from '../../src/testing/fake-replies.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { defineTool } from '../../src/tools/define-tool.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
+  createAgentLoop,
+  createCompactor,
+  defineTool,
+  openAIChatModel,
+  runTurn,
+  tokenBudgetTrigger,
+  validateTranscript,
+} from 'loopkeeper';
+import { type FakeOpenAIServer, fakeFaults, startFakeOpenAIServer } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { recordTelemetry, sharedTokenCounter } from '../support/loop-harness.js';
 
 let tokens: TokenCounter;

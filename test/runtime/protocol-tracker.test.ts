@@ -1,7 +1,6 @@
+import { type Item, validateTranscript } from 'loopkeeper';
 import { describe, expect, it } from 'vitest';
 import { ProtocolTracker } from '../../src/runtime/protocol-tracker.js';
-import type { Item } from '../../src/transcript/types.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
 
 const user = (id: string): Item => ({ kind: 'user', id, content: id });
 const calls = (id: string, ...callIds: string[]): Item => ({

@@ -1,21 +1,22 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  createCompactor,
+  defineTool,
+  effectiveHistory,
+  extractiveSummarizer,
+  FileSessionStore,
+  type Item,
+  openAgentLoop,
+  runTurn,
+  type SessionEvent,
+  type SessionStore,
+  tokenBudgetTrigger,
+} from 'loopkeeper';
+import { type ScriptedAnswer, ScriptedModel } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createCompactor } from '../../src/compaction/compactor.js';
-import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
-import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
-import { effectiveHistory } from '../../src/log/effective-history.js';
-import type { SessionEvent } from '../../src/log/events.js';
-import { FileSessionStore } from '../../src/log/file-store.js';
-import type { SessionStore } from '../../src/log/store.js';
-import { openAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import type { ScriptedAnswer } from '../../src/testing/scripted-turns.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { defineTool } from '../../src/tools/define-tool.js';
-import type { Item } from '../../src/transcript/types.js';
 import { sharedTokenCounter } from '../support/loop-harness.js';
 
 let tokens: TokenCounter;

@@ -1,11 +1,13 @@
+import {
+  createAgentLoop,
+  MemorySessionStore,
+  runTurn,
+  type SessionEvent,
+  validateTranscript,
+} from 'loopkeeper';
+import type { RunFinished } from 'loopkeeper/runtime';
+import { ScriptedModel } from 'loopkeeper/testing';
 import { describe, expect, it } from 'vitest';
-import type { RunFinished } from '../../src/events/telemetry-events.js';
-import type { SessionEvent } from '../../src/log/events.js';
-import { MemorySessionStore } from '../../src/log/memory-store.js';
-import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
 import { nextEvent, sharedTokenCounter, whenIdle } from '../support/loop-harness.js';
 
 const trials = 60;

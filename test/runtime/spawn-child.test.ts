@@ -1,10 +1,8 @@
+import { createAgentLoopLogic, defineTool, type TelemetryEvent } from 'loopkeeper';
+import { ScriptedModel } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createActor, sendTo, setup, spawnChild } from 'xstate';
-import type { TelemetryEvent } from '../../src/events/telemetry-events.js';
-import { createAgentLoopLogic } from '../../src/runtime/create-agent-loop.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { defineTool } from '../../src/tools/define-tool.js';
 import { sharedTokenCounter } from '../support/loop-harness.js';
 
 let tokens: TokenCounter;

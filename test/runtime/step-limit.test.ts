@@ -1,10 +1,7 @@
+import { createAgentLoop, defineTool, runTurn, validateTranscript } from 'loopkeeper';
+import { ScriptedModel } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { defineTool } from '../../src/tools/define-tool.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
 import { sharedTokenCounter } from '../support/loop-harness.js';
 
 let tokens: TokenCounter;

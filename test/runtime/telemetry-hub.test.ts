@@ -1,12 +1,7 @@
+import { ConfigError, createTelemetryHub, type TelemetryEvent } from 'loopkeeper';
+import { type ListenerErrorInfo, safeListener } from 'loopkeeper/runtime';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { assign, createActor, emit, setup } from 'xstate';
-import { ConfigError } from '../../src/errors/index.js';
-import type { TelemetryEvent } from '../../src/events/telemetry-events.js';
-import {
-  createTelemetryHub,
-  type ListenerErrorInfo,
-  safeListener,
-} from '../../src/runtime/telemetry-hub.js';
 
 /** A tiny stand-in for the loop: each `run` event emits RunStarted then RunFinished. */
 const runnerMachine = setup({

@@ -1,13 +1,15 @@
+import {
+  createAgentLoop,
+  createCompactor,
+  createTelemetryHub,
+  defineTool,
+  extractiveSummarizer,
+  runTurn,
+  tokenBudgetTrigger,
+} from 'loopkeeper';
+import { ScriptedModel } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { createCompactor } from '../../src/compaction/compactor.js';
-import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
-import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
-import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import { createTelemetryHub } from '../../src/runtime/telemetry-hub.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import { defineTool } from '../../src/tools/define-tool.js';
 import { recordTelemetry, sharedTokenCounter } from '../support/loop-harness.js';
 
 let tokens: TokenCounter;

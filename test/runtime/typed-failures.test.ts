@@ -1,15 +1,17 @@
+import {
+  createAgentLoop,
+  createCompactor,
+  type LoopMutator,
+  MemorySessionStore,
+  type ModelAdapter,
+  runTurn,
+  type SessionEvent,
+  tokenBudgetTrigger,
+} from 'loopkeeper';
+import type { AppendOptions, NewSessionEvent } from 'loopkeeper/log';
+import { ScriptedModel } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createCompactor } from '../../src/compaction/compactor.js';
-import { tokenBudgetTrigger } from '../../src/compaction/triggers/token-budget-trigger.js';
-import type { LoopMutator } from '../../src/compaction/types.js';
-import type { NewSessionEvent, SessionEvent } from '../../src/log/events.js';
-import { MemorySessionStore } from '../../src/log/memory-store.js';
-import type { AppendOptions } from '../../src/log/store.js';
-import type { ModelAdapter } from '../../src/model/types.js';
-import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
 import { sharedTokenCounter } from '../support/loop-harness.js';
 
 let tokens: TokenCounter;

@@ -1,16 +1,15 @@
 import fc from 'fast-check';
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { COMPACTION_SUMMARY_NAME, type Item } from 'loopkeeper';
 import type {
   AssistantItem,
   ContextItem,
-  Item,
   ProtocolProblemKind,
   ReasoningPart,
   ToolResultItem,
   UserContentPart,
   UserItem,
-} from '../../src/transcript/types.js';
-import { COMPACTION_SUMMARY_NAME } from '../../src/transcript/types.js';
+} from 'loopkeeper/transcript';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 
 /**
  * fast-check arbitraries shared by every test that needs transcripts. Ids are assigned after

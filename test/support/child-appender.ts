@@ -1,3 +1,5 @@
+import { FileSessionStore } from 'loopkeeper';
+
 /**
  * Crash-test child: appends batches to one session of a FileSessionStore in an endless loop and
  * prints the last seq of each batch once its append has resolved (written and fsynced). The
@@ -5,7 +7,6 @@
  *
  * Usage: node --import tsx child-appender.ts <directory> <sessionId>
  */
-import { FileSessionStore } from '../../src/log/index.js';
 
 const [directory, sessionId] = process.argv.slice(2);
 if (directory === undefined || sessionId === undefined) {

@@ -1,3 +1,7 @@
+import { createAgentLoop, defineTool, type LoopMutator, runTurn } from 'loopkeeper';
+import type { RunFinished } from 'loopkeeper/runtime';
+import { ScriptedModel } from 'loopkeeper/testing';
+
 /**
  * Hostile-throw child: runs one loop whose tools (and, in a second turn, whose model and host
  * mutator) throw values that break naive error handling, then prints one JSON line with what the
@@ -5,12 +9,6 @@
  *
  * Usage: node --import tsx child-hostile-throws.ts
  */
-import type { LoopMutator } from '../../src/compaction/types.js';
-import type { RunFinished } from '../../src/events/telemetry-events.js';
-import { createAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import { defineTool } from '../../src/tools/define-tool.js';
 
 /** Every value a tool may throw that once crashed (or could crash) the host. */
 function hostileValues(): Record<string, () => unknown> {

@@ -11,7 +11,7 @@ import { unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FileSessionStore } from '../../src/log/index.js';
+import { FileSessionStore } from 'loopkeeper';
 
 const [directory, sessionId] = process.argv.slice(2);
 if (directory === undefined || sessionId === undefined) {

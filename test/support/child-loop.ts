@@ -1,3 +1,12 @@
+import {
+  createTokenCounter,
+  defineTool,
+  FileSessionStore,
+  openAgentLoop,
+  runTurn,
+} from 'loopkeeper';
+import { ScriptedModel } from 'loopkeeper/testing';
+
 /**
  * Crash-test child: runs an agent loop on a FileSessionStore, one turn after another, until it
  * is killed. Every turn calls a slow tool and then answers, so most of the child's life is spent
@@ -8,12 +17,6 @@
  *
  * Usage: node --import tsx child-loop.ts <directory> <sessionId>
  */
-import { FileSessionStore } from '../../src/log/file-store.js';
-import { openAgentLoop } from '../../src/runtime/create-agent-loop.js';
-import { runTurn } from '../../src/runtime/run-turn.js';
-import { ScriptedModel } from '../../src/testing/scripted-model.js';
-import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import { defineTool } from '../../src/tools/define-tool.js';
 
 const [directory, sessionId] = process.argv.slice(2);
 if (directory === undefined || sessionId === undefined) {

@@ -1,10 +1,10 @@
-import { afterEach } from 'vitest';
+import { defineTool } from 'loopkeeper';
 import {
   type FakeOpenAIServer,
   type FakeOpenAIServerOptions,
   startFakeOpenAIServer,
-} from '../../src/testing/fake-openai-server.js';
-import { defineTool } from '../../src/tools/define-tool.js';
+} from 'loopkeeper/testing';
+import { afterEach } from 'vitest';
 
 /**
  * A fake OpenAI server per test, closed after it: `start(options)` starts one and returns it.

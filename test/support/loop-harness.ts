@@ -1,7 +1,5 @@
-import type { TelemetryEvent } from '../../src/events/telemetry-events.js';
-import type { AgentLoopActor } from '../../src/runtime/create-agent-loop.js';
-import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
+import { type AgentLoopActor, createTokenCounter, type TelemetryEvent } from 'loopkeeper';
+import type { TokenCounter } from 'loopkeeper/tokens';
 
 let counter: Promise<TokenCounter> | undefined;
 

@@ -1,11 +1,10 @@
-import type {
-  NewSessionEvent,
-  SessionEvent,
-  TranscriptReplacedEvent,
-  ViewEntry,
-} from '../../src/log/events.js';
-import { SESSION_SCHEMA_VERSION } from '../../src/log/events.js';
-import type { Item } from '../../src/transcript/types.js';
+import type { Item, SessionEvent } from 'loopkeeper';
+import {
+  type NewSessionEvent,
+  SESSION_SCHEMA_VERSION,
+  type TranscriptReplacedEvent,
+  type ViewEntry,
+} from 'loopkeeper/log';
 
 /** Builders for session events in tests and benchmarks. */
 

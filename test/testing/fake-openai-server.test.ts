@@ -1,10 +1,6 @@
+import { type FakeOpenAIServer, fakeFaults, startFakeOpenAIServer } from 'loopkeeper/testing';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type FakeOpenAIServer,
-  fakeFaults,
-  startFakeOpenAIServer,
-} from '../../src/testing/index.js';
 
 const servers: FakeOpenAIServer[] = [];
 afterEach(async () => {

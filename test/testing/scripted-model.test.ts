@@ -1,9 +1,8 @@
+import { type Item, ModelError } from 'loopkeeper';
+import type { ModelRequest, ToolSpec } from 'loopkeeper/model';
+import { ScriptedModel } from 'loopkeeper/testing';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { describe, expect, it } from 'vitest';
-import { ModelError } from '../../src/errors/model-error.js';
-import type { ModelRequest, ToolSpec } from '../../src/model/types.js';
-import { ScriptedModel } from '../../src/testing/index.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import type { Item } from '../../src/transcript/types.js';
 import { loadTranscriptFixtures } from '../support/transcripts.js';
 
 /** A deterministic counter: one token per started four characters, four per item. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
+import { ConfigError } from 'loopkeeper';
+import { createCalibration } from 'loopkeeper/tokens';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors/config-error.js';
-import { createCalibration } from '../../src/tokens/calibration.js';
 
 describe('createCalibration', () => {
   it('adds nothing before the first report', () => {

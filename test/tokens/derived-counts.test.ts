@@ -1,15 +1,18 @@
 import fc from 'fast-check';
 import o200k from 'gpt-tokenizer/encoding/o200k_base';
+import {
+  type CompactionStrategy,
+  createTokenCounter,
+  dropFailedToolResults,
+  dropReasoning,
+  type Item,
+  pipeline,
+  pruneToolResults,
+} from 'loopkeeper';
+import { clipToolResults } from 'loopkeeper/compaction';
+import type { TokenCounter } from 'loopkeeper/tokens';
+import type { AssistantItem, ToolResultItem } from 'loopkeeper/transcript';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { pipeline } from '../../src/compaction/pipeline.js';
-import { clipToolResults } from '../../src/compaction/strategies/clip-tool-results.js';
-import { dropFailedToolResults } from '../../src/compaction/strategies/drop-failed-tool-results.js';
-import { dropReasoning } from '../../src/compaction/strategies/drop-reasoning.js';
-import { pruneToolResults } from '../../src/compaction/strategies/prune-tool-results.js';
-import type { CompactionStrategy } from '../../src/compaction/types.js';
-import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import type { AssistantItem, Item, ToolResultItem } from '../../src/transcript/types.js';
 import { validTranscriptArbitrary } from '../support/arbitraries.js';
 
 let fresh: () => Promise<TokenCounter>;

@@ -1,6 +1,6 @@
+import type { ToolResultItem } from 'loopkeeper/transcript';
 import { describe, expect, it } from 'vitest';
 import { createItemTokenCache } from '../../src/tokens/item-token-cache.js';
-import type { ToolResultItem } from '../../src/transcript/types.js';
 
 const result = (id: string, content = 'output'): ToolResultItem => ({
   kind: 'toolResult',

@@ -1,10 +1,8 @@
 import o200k from 'gpt-tokenizer/encoding/o200k_base';
 import gpt4o from 'gpt-tokenizer/model/gpt-4o';
+import { createTokenCounter, fromChatMessages } from 'loopkeeper';
+import { countRequest, TOOL_CALL_OVERHEAD_TOKENS } from 'loopkeeper/tokens';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { countRequest } from '../../src/tokens/count-request.js';
-import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import { TOOL_CALL_OVERHEAD_TOKENS } from '../../src/tokens/message-overhead.js';
-import { fromChatMessages } from '../../src/transcript/from-chat-messages.js';
 import { loadTranscriptFixtures } from '../support/transcripts.js';
 
 interface RawToolCall {

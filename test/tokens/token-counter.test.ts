@@ -2,22 +2,25 @@ import fc from 'fast-check';
 import cl100k from 'gpt-tokenizer/encoding/cl100k_base';
 import o200k from 'gpt-tokenizer/encoding/o200k_base';
 import gpt4o from 'gpt-tokenizer/model/gpt-4o';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ConfigError } from '../../src/errors/config-error.js';
-import { ProtocolError } from '../../src/errors/protocol-error.js';
-import { countRequest } from '../../src/tokens/count-request.js';
-import { countTokens } from '../../src/tokens/count-tokens.js';
-import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import {
+  COMPACTION_SUMMARY_NAME,
+  ConfigError,
+  createTokenCounter,
+  type Item,
+  ProtocolError,
+  toChatMessages,
+} from 'loopkeeper';
+import {
+  countRequest,
+  countTokens,
   IMAGE_TOKENS,
   MESSAGE_OVERHEAD_TOKENS,
   NAME_OVERHEAD_TOKENS,
   REPLY_PRIMING_TOKENS,
   TOOL_CALL_OVERHEAD_TOKENS,
-} from '../../src/tokens/message-overhead.js';
-import { toChatMessages } from '../../src/transcript/to-chat-messages.js';
-import type { Item, ToolResultItem } from '../../src/transcript/types.js';
-import { COMPACTION_SUMMARY_NAME } from '../../src/transcript/types.js';
+} from 'loopkeeper/tokens';
+import type { ToolResultItem } from 'loopkeeper/transcript';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { validTranscriptArbitrary } from '../support/arbitraries.js';
 
 const plain = { disallowedSpecial: new Set<string>() };

@@ -1,6 +1,5 @@
+import { defineTool, ToolError } from 'loopkeeper';
 import { describe, expect, it } from 'vitest';
-import { ToolError } from '../../src/errors/index.js';
-import { defineTool } from '../../src/tools/define-tool.js';
 
 const valid = {
   name: 'read_file',

@@ -1,9 +1,6 @@
+import { defineTool, fromChatMessages, type Item, toChatMessages } from 'loopkeeper';
+import { executeToolCalls } from 'loopkeeper/tools';
 import { describe, expect, it } from 'vitest';
-import { defineTool } from '../../src/tools/define-tool.js';
-import { executeToolCalls } from '../../src/tools/execute-tool-calls.js';
-import { fromChatMessages } from '../../src/transcript/from-chat-messages.js';
-import { toChatMessages } from '../../src/transcript/to-chat-messages.js';
-import type { Item } from '../../src/transcript/types.js';
 
 describe('executeToolCalls error results', () => {
   it('keep isError through a round trip as Chat Completions messages', async () => {

@@ -1,13 +1,12 @@
 import fc from 'fast-check';
-import { describe, expect, it, vi } from 'vitest';
-import { ConfigError } from '../../src/errors/index.js';
-import { defineTool } from '../../src/tools/define-tool.js';
+import { ConfigError, defineTool } from 'loopkeeper';
 import {
   createAbortedToolResults,
   executeToolCalls,
   type ToolCallFinishedInfo,
-} from '../../src/tools/execute-tool-calls.js';
-import type { ToolCall } from '../../src/transcript/types.js';
+} from 'loopkeeper/tools';
+import type { ToolCall } from 'loopkeeper/transcript';
+import { describe, expect, it, vi } from 'vitest';
 
 interface Deferred<Value = void> {
   readonly promise: Promise<Value>;

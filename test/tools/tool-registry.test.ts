@@ -1,7 +1,6 @@
+import { ConfigError, defineTool, ToolError } from 'loopkeeper';
+import { createToolRegistry, toolSpecs } from 'loopkeeper/tools';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, ToolError } from '../../src/errors/index.js';
-import { defineTool } from '../../src/tools/define-tool.js';
-import { createToolRegistry, toolSpecs } from '../../src/tools/tool-registry.js';
 
 const search = defineTool({
   name: 'search',

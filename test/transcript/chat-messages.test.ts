@@ -1,16 +1,15 @@
 import fc from 'fast-check';
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { describe, expect, it } from 'vitest';
-import { ProtocolError } from '../../src/errors/protocol-error.js';
 import {
   COMPACTION_SUMMARY_NAME,
   fromChatMessages,
   type Item,
-  itemToChatMessage,
-  type ProtocolProblem,
+  ProtocolError,
   toChatMessages,
   validateTranscript,
-} from '../../src/transcript/index.js';
+} from 'loopkeeper';
+import { itemToChatMessage, type ProtocolProblem } from 'loopkeeper/transcript';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { describe, expect, it } from 'vitest';
 import { chatMessagesArbitrary, validTranscriptArbitrary } from '../support/arbitraries.js';
 import { loadTranscriptFixtures } from '../support/transcripts.js';
 

@@ -1,11 +1,7 @@
 import fc from 'fast-check';
+import { type Item, repairTranscript, validateTranscript } from 'loopkeeper';
+import { UNANSWERED_CALL_CONTENT } from 'loopkeeper/transcript';
 import { describe, expect, it } from 'vitest';
-import {
-  type Item,
-  repairTranscript,
-  UNANSWERED_CALL_CONTENT,
-  validateTranscript,
-} from '../../src/transcript/index.js';
 import { brokenTranscriptArbitrary, validTranscriptArbitrary } from '../support/arbitraries.js';
 
 const user = (id: string): Item => ({ kind: 'user', id, content: 'hi' });

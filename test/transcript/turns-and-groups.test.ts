@@ -1,12 +1,7 @@
 import fc from 'fast-check';
+import { type Item, validateTranscript } from 'loopkeeper';
+import { atomicGroups, type ItemRange, userTurns } from 'loopkeeper/transcript';
 import { describe, expect, it } from 'vitest';
-import {
-  atomicGroups,
-  type Item,
-  type ItemRange,
-  userTurns,
-  validateTranscript,
-} from '../../src/transcript/index.js';
 import { validTranscriptArbitrary } from '../support/arbitraries.js';
 
 const context = (id: string): Item => ({ kind: 'context', id, text: 'summary' });

@@ -1,12 +1,7 @@
 import fc from 'fast-check';
+import { type Item, ProtocolError, validateTranscript } from 'loopkeeper';
+import { assertValidTranscript, type ProtocolProblem } from 'loopkeeper/transcript';
 import { describe, expect, it } from 'vitest';
-import { ProtocolError } from '../../src/errors/protocol-error.js';
-import {
-  assertValidTranscript,
-  type Item,
-  type ProtocolProblem,
-  validateTranscript,
-} from '../../src/transcript/index.js';
 import { brokenTranscriptArbitrary, validTranscriptArbitrary } from '../support/arbitraries.js';
 
 const user = (id: string, content = 'hi'): Item => ({ kind: 'user', id, content });

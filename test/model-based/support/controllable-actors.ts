@@ -1,9 +1,9 @@
-import { fromPromise } from 'xstate';
 import type {
   AgentLoopActorImplementations,
   AgentLoopActorName,
   AgentLoopActorTypes,
-} from '../../../machines/agent-loop.machine.js';
+} from 'loopkeeper/machines';
+import { fromPromise } from 'xstate';
 
 /** An invoked actor waiting for the test to say how it ends. */
 export interface PendingCall {

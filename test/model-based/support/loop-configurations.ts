@@ -1,4 +1,4 @@
-import type { MutatorDescriptor } from '../../../machines/agent-loop.machine.js';
+import type { MutatorDescriptor } from 'loopkeeper/machines';
 import type { LoopConfiguration } from './loop-graph.js';
 
 export const caps = [0, 1, 3, 5] as const;

@@ -1,8 +1,8 @@
+import { type AgentLoopInput, agentLoopMachine } from 'loopkeeper';
+import type { AgentLoopEvent } from 'loopkeeper/machines';
 import type { ActorLogic } from 'xstate';
 import type { AdjacencyValue, SerializedEvent } from 'xstate/graph';
 import { getAdjacencyMap } from 'xstate/graph';
-import type { AgentLoopEvent, AgentLoopInput } from '../../../machines/agent-loop.machine.js';
-import { agentLoopMachine } from '../../../machines/agent-loop.machine.js';
 import type { Outcome } from './loop-outcomes.js';
 import {
   abort,

@@ -1,6 +1,5 @@
-import type { AgentLoopEvent } from '../../../machines/agent-loop.machine.js';
-import { agentLoopMachine } from '../../../machines/agent-loop.machine.js';
-import { ModelError } from '../../../src/errors/model-error.js';
+import { agentLoopMachine, ModelError } from 'loopkeeper';
+import type { AgentLoopEvent } from 'loopkeeper/machines';
 
 /** An event the loop can receive: a host event, or the completion or failure of an invoked actor. */
 export type LoopEvent =

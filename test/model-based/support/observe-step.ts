@@ -1,8 +1,6 @@
+import { type AgentLoopInput, agentLoopMachine, type TelemetryEvent } from 'loopkeeper';
 import type { AnyActorScope, ExecutableActionObject, SnapshotFrom } from 'xstate';
 import { createActor } from 'xstate';
-import type { AgentLoopInput } from '../../../machines/agent-loop.machine.js';
-import { agentLoopMachine } from '../../../machines/agent-loop.machine.js';
-import type { TelemetryEvent } from '../../../src/events/telemetry-events.js';
 import type { LoopEvent } from './loop-outcomes.js';
 import { asMachineEvent } from './loop-outcomes.js';
 

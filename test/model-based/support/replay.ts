@@ -1,6 +1,5 @@
+import { agentLoopMachine, type TelemetryEvent } from 'loopkeeper';
 import { createActor } from 'xstate';
-import { agentLoopMachine } from '../../../machines/agent-loop.machine.js';
-import type { TelemetryEvent } from '../../../src/events/telemetry-events.js';
 import { createControllableActors } from './controllable-actors.js';
 import type { LoopConfiguration, LoopGraph } from './loop-graph.js';
 import { serializeLoopState, stateKeyOf } from './loop-graph.js';

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as clients from '@restatedev/restate-sdk-clients';
-import type { LoopObject } from '../../../src/restate/index.js';
+import type { LoopObject } from 'loopkeeper/restate';
 import { type Balancer, startBalancer } from './balancer.js';
 import { type RestateServer, startRestateServer } from './restate-server.js';
 import { killWorker, startWorker, stopWorker, type Worker } from './workers.js';

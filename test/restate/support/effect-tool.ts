@@ -1,7 +1,7 @@
 import { appendFileSync } from 'node:fs';
-import type { DurableToolExecutionOptions } from '../../../src/restate/index.js';
+import type { ToolDefinition } from 'loopkeeper';
+import type { DurableToolExecutionOptions } from 'loopkeeper/restate';
 import { abortableDelay } from '../../../src/testing/abortable-delay.js';
-import type { ToolDefinition } from '../../../src/tools/types.js';
 
 /**
  * A tool with a visible side effect: it writes `tool start` and, after its delay, `tool done`

@@ -1,5 +1,6 @@
 import { appendFileSync } from 'node:fs';
-import type { ModelAdapter, ModelRequest, ModelResponse } from '../../../src/model/types.js';
+import type { ModelAdapter } from 'loopkeeper';
+import type { ModelRequest, ModelResponse } from 'loopkeeper/model';
 import { abortableDelay } from '../../../src/testing/abortable-delay.js';
 
 /** One model answer of a plan: wait, then call tools or answer. */

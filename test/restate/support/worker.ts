@@ -4,7 +4,7 @@
  * `listening <port>` once it accepts connections.
  */
 import * as restate from '@restatedev/restate-sdk';
-import { createLoopObject } from '../../../src/restate/index.js';
+import { createLoopObject } from 'loopkeeper/restate';
 import { effectTool } from './effect-tool.js';
 import { planModel } from './plan-model.js';
 
