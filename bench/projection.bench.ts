@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { NewSessionEvent, SessionEvent } from '../src/log/events.js';
 import { createProjection, effectiveHistory, FileSessionStore } from '../src/log/index.js';
-import { itemsAppended, replacement, stamped, userItem } from '../test/support/session-events.js';
+import { user } from '../test/support/items.js';
+import { itemsAppended, replacement, stamped } from '../test/support/session-events.js';
 
 const HISTORY_SIZES = [100, 1_000, 10_000, 100_000];
 const APPENDS_PER_SAMPLE = 2_000;
@@ -31,7 +32,7 @@ function percentile(values: readonly number[], fraction: number): number {
 function buildLog(size: number, extra: number): SessionEvent[] {
   return stamped(
     Array.from({ length: size + extra }, (_, index) =>
-      itemsAppended([userItem(`item-${index}`, `message number ${index} with some text`)]),
+      itemsAppended([user(`item-${index}`, `message number ${index} with some text`)]),
     ),
   );
 }
@@ -93,7 +94,7 @@ async function fileStoreRows(): Promise<string[]> {
           await seed.append(
             sessionId,
             Array.from({ length: count }, (_, index) =>
-              itemsAppended([userItem(`seed-${written + index}`, 'x'.repeat(200))]),
+              itemsAppended([user(`seed-${written + index}`, 'x'.repeat(200))]),
             ),
           );
         }
@@ -104,7 +105,7 @@ async function fileStoreRows(): Promise<string[]> {
         await store.openSession(sessionId);
         const openMs = performance.now() - openStarted;
         const batch: NewSessionEvent[] = Array.from({ length: batchSize }, (_, index) =>
-          itemsAppended([userItem(`new-${index}`, 'y'.repeat(200))]),
+          itemsAppended([user(`new-${index}`, 'y'.repeat(200))]),
         );
         const latencies: number[] = [];
         for (let round = 0; round < 200; round += 1) {

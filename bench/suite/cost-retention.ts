@@ -1,16 +1,15 @@
 import type { SessionEntry } from '@mariozechner/pi-coding-agent';
+import type { Compactor } from '../../src/compaction/index.js';
 import {
-  type Compactor,
   contextWindowTrigger,
-  countRequest,
   createCompactor,
   extractiveSummarizer,
   fromChatMessages,
   type Item,
-  type TokenCounter,
-  type ToolSpec,
 } from '../../src/index.js';
+import type { ToolSpec } from '../../src/model/index.js';
 import { QUALITY_INSTRUCTIONS, replayRecording } from '../../src/testing/index.js';
+import { countRequest, type TokenCounter } from '../../src/tokens/index.js';
 import { loadTranscriptFixtures } from '../../test/support/transcripts.js';
 import { type CostPoint, costRetentionSvg } from './cost-retention-chart.js';
 import { markdownTable, type ReportSection } from './markdown.js';

@@ -1,26 +1,25 @@
 import { performance } from 'node:perf_hooks';
+import type { Compactor } from '../../src/compaction/index.js';
 import {
-  type Compactor,
-  chatRequestBytes,
   contextWindowTrigger,
   createAgentLoop,
   createCompactor,
   createTokenCounter,
   extractiveSummarizer,
   type Item,
-  itemToChatMessage,
   MemorySessionStore,
   type ModelAdapter,
-  type ModelRequest,
   runTurn,
-  type TokenCounter,
 } from '../../src/index.js';
+import { chatRequestBytes, type ModelRequest } from '../../src/model/index.js';
 import {
   buildReplayPlan,
   createReplayTools,
   QUALITY_INSTRUCTIONS,
   ScriptedModel,
 } from '../../src/testing/index.js';
+import type { TokenCounter } from '../../src/tokens/index.js';
+import { itemToChatMessage } from '../../src/transcript/index.js';
 import { BENCH_OUTPUT_RESERVE } from './budget.js';
 import { heapAfterGc } from './memory.js';
 

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { SessionEntry } from '@mariozechner/pi-coding-agent';
-import type { TokenCounter } from '../../src/index.js';
+import type { TokenCounter } from '../../src/tokens/index.js';
 import { windowBudget } from './budget.js';
 import type { ChartSeries } from './chart.js';
 import type { LongSession, SessionStep } from './long-session.js';

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileSessionStore } from 'loopkeeper';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { itemsAppended, userItem } from '../support/session-events.js';
+import { user } from '../support/items.js';
+import { itemsAppended } from '../support/session-events.js';
 import { ensureCliBuilt, runLoopkeeper } from './support/cli-process.js';
 import { snapshotDirectory } from './support/file-snapshot.js';
 
@@ -90,7 +91,7 @@ describe('loopkeeper and broken or unusual input files', () => {
   it('show says a torn last line was left out, and shows the complete events, exit 0', async () => {
     const sessions = join(root, 'torn');
     const store = new FileSessionStore({ directory: sessions });
-    await store.append('crashed', [itemsAppended([userItem('u1', 'before the crash')])]);
+    await store.append('crashed', [itemsAppended([user('u1', 'before the crash')])]);
     await store.close();
     const log = join(sessions, 'crashed.jsonl');
     await appendFile(log, '{"v":2,"seq":2,"type":"items-app');

@@ -23,38 +23,16 @@ import {
   pruneLargestToolResults,
 } from 'loopkeeper/compaction';
 import type { TokenCounter } from 'loopkeeper/tokens';
-import type { AssistantItem, ContextItem, ToolResultItem, UserItem } from 'loopkeeper/transcript';
+import type { AssistantItem, ToolResultItem } from 'loopkeeper/transcript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { replacedItemId } from '../../src/compaction/helpers/derived-item.js';
+import { assistant, context, result, user } from '../support/items.js';
 
 let tokens: TokenCounter;
 beforeAll(async () => {
   tokens = await createTokenCounter();
 });
 
-const user = (id: string, content = `question ${id}`): UserItem => ({ kind: 'user', id, content });
-const context = (id: string, text: string, name?: string): ContextItem =>
-  name === undefined ? { kind: 'context', id, text } : { kind: 'context', id, name, text };
-const assistant = (
-  id: string,
-  parts: { text?: string; reasoning?: string; calls?: readonly string[] } = {},
-): AssistantItem => ({
-  kind: 'assistant',
-  id,
-  ...(parts.text === undefined ? {} : { text: parts.text }),
-  ...(parts.reasoning === undefined ? {} : { reasoning: [{ text: parts.reasoning }] }),
-  ...(parts.calls === undefined
-    ? {}
-    : { toolCalls: parts.calls.map((call) => ({ id: call, name: 'bash', arguments: '{}' })) }),
-});
-const result = (id: string, callId: string, content: string, isError = false): ToolResultItem => ({
-  kind: 'toolResult',
-  id,
-  callId,
-  toolName: 'bash',
-  content,
-  isError,
-});
 const big = (label: string, lines = 400) => `${label}: lorem ipsum dolor sit amet\n`.repeat(lines);
 
 function run(
@@ -74,7 +52,7 @@ describe('dropReasoning', () => {
   const transcript: Item[] = [
     user('u1'),
     assistant('a1', { reasoning: 'think', calls: ['c1'] }),
-    result('r1', 'c1', 'ok'),
+    result('r1', 'c1', { content: 'ok' }),
     assistant('a2', { reasoning: 'only thoughts' }),
     assistant('a3', { text: 'done', reasoning: 'why' }),
     user('u2'),
@@ -150,12 +128,12 @@ describe('dropFailedToolResults', () => {
     const transcript: Item[] = [
       user('u1'),
       assistant('a1', { calls: ['c1', 'c2'] }),
-      result('r1', 'c1', 'Error: no such file', true),
-      result('r2', 'c2', 'contents'),
+      result('r1', 'c1', { content: 'Error: no such file', isError: true }),
+      result('r2', 'c2', { content: 'contents' }),
       assistant('a2', { calls: ['c3'] }),
-      result('r3', 'c3', 'Error: denied', true),
+      result('r3', 'c3', { content: 'Error: denied', isError: true }),
       assistant('a3', { text: 'tried', calls: ['c4'] }),
-      result('r4', 'c4', 'Error: again', true),
+      result('r4', 'c4', { content: 'Error: again', isError: true }),
       user('u2'),
     ];
     const { transcript: output, metadata } = await run(dropFailedToolResults(), transcript);
@@ -178,7 +156,7 @@ describe('dropFailedToolResults', () => {
     const transcript: Item[] = [
       user('u1'),
       assistant('a1', { calls: ['c1'] }),
-      result('r1', 'c1', 'Error: denied', true),
+      result('r1', 'c1', { content: 'Error: denied', isError: true }),
       assistant('a2', { text: 'gave up' }),
       user('u2'),
     ];
@@ -202,7 +180,7 @@ describe('dropFailedToolResults', () => {
     const transcript: Item[] = [
       user('u1'),
       assistant('a1', { calls: ['c1'] }),
-      result('r1', 'c1', 'Error: boom', true),
+      result('r1', 'c1', { content: 'Error: boom', isError: true }),
     ];
     const { transcript: output, metadata } = await run(dropFailedToolResults(), transcript);
     expect(output).toBe(transcript);
@@ -214,12 +192,12 @@ describe('pruneToolResults', () => {
   const transcript: Item[] = [
     user('u1'),
     assistant('a1', { calls: ['c1', 'c2'] }),
-    result('r1', 'c1', big('first')),
-    result('r2', 'c2', big('second'), true),
+    result('r1', 'c1', { content: big('first') }),
+    result('r2', 'c2', { content: big('second'), isError: true }),
     assistant('a2', { text: 'read them' }),
     user('u2'),
     assistant('a3', { calls: ['c3'] }),
-    result('r3', 'c3', big('third')),
+    result('r3', 'c3', { content: big('third') }),
   ];
 
   it('replaces old output with a placeholder that says its size and to re-run the tool', async () => {
@@ -285,11 +263,11 @@ describe('pruneLargestToolResults', () => {
     const transcript: Item[] = [
       user('u1'),
       assistant('a1', { calls: ['c1', 'c2'] }),
-      result('r1', 'c1', big('small', 20)),
-      result('r2', 'c2', big('medium', 200)),
+      result('r1', 'c1', { content: big('small', 20) }),
+      result('r2', 'c2', { content: big('medium', 200) }),
       user('u2'),
       assistant('a2', { calls: ['c3'] }),
-      result('r3', 'c3', big('huge', 800)),
+      result('r3', 'c3', { content: big('huge', 800) }),
     ];
     const total = tokens.count(transcript);
     const hugeSize = tokens.countItem(transcript[6] as Item);
@@ -324,8 +302,8 @@ describe('keepRecent', () => {
     context('m', 'memory note'),
     user('u2'),
     assistant('a2', { calls: ['c1', 'c2'] }),
-    result('r1', 'c1', 'one'),
-    result('r2', 'c2', 'two'),
+    result('r1', 'c1', { content: 'one' }),
+    result('r2', 'c2', { content: 'two' }),
     assistant('a3', { text: 'done' }),
   ];
 
@@ -395,7 +373,7 @@ describe('emergencyPrune', () => {
   const turn = (n: number, size: number): Item[] => [
     user(`u${n}`),
     assistant(`a${n}`, { calls: [`c${n}`] }),
-    result(`r${n}`, `c${n}`, big(`turn ${n}`, size)),
+    result(`r${n}`, `c${n}`, { content: big(`turn ${n}`, size) }),
     assistant(`f${n}`, { text: `answer ${n}` }),
   ];
   const transcript: Item[] = [
@@ -491,7 +469,7 @@ describe('pipeline', () => {
   const transcript: Item[] = [
     user('u1'),
     assistant('a1', { reasoning: big('thinking', 40), calls: ['c1'] }),
-    result('r1', 'c1', big('output', 400)),
+    result('r1', 'c1', { content: big('output', 400) }),
     user('u2'),
     assistant('a2', { text: 'ok' }),
   ];

@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { FileSessionStore, type SessionEvent, StoreError } from 'loopkeeper';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tableCrc32 } from '../../src/log/line-checksum.js';
-import { collect, itemsAppended, userItem } from '../support/session-events.js';
+import { user } from '../support/items.js';
+import { collect, itemsAppended } from '../support/session-events.js';
 
 const FLIPS = 300;
 
@@ -39,8 +40,8 @@ describe('FileSessionStore line checksums', () => {
     try {
       await store.append(sessionId, [{ type: 'run-started', runId: 'r1' }]);
       await store.append(sessionId, [
-        itemsAppended([userItem('a', 'plain text'), userItem('b', 'ünïcödé 🙂 text')]),
-        itemsAppended([userItem('c', 'x'.repeat(300))]),
+        itemsAppended([user('a', 'plain text'), user('b', 'ünïcödé 🙂 text')]),
+        itemsAppended([user('c', 'x'.repeat(300))]),
       ]);
       await store.append(sessionId, [
         {
@@ -51,7 +52,7 @@ describe('FileSessionStore line checksums', () => {
         },
         { type: 'run-finished', runId: 'r1', outcome: 'completed', steps: 1 },
       ]);
-      await store.append(sessionId, [itemsAppended([userItem('d', 'last')])]);
+      await store.append(sessionId, [itemsAppended([user('d', 'last')])]);
       return await collect(store.read(sessionId));
     } finally {
       await store.close();
@@ -115,7 +116,7 @@ describe('FileSessionStore line checksums', () => {
     const events = await writeLog('s1');
     const complete = (await stat(logPath('s1'))).size;
     const store = new FileSessionStore({ directory });
-    await store.append('s1', [itemsAppended([userItem('e', 'torn')])]);
+    await store.append('s1', [itemsAppended([user('e', 'torn')])]);
     await store.close();
     const withSeventh = await readFile(logPath('s1'));
     // Every prefix of the seventh line short of its newline is a torn write.
@@ -135,7 +136,7 @@ describe('FileSessionStore line checksums', () => {
     const store = new FileSessionStore({ directory });
     try {
       expect(await store.openSession('old')).toEqual({ lastSeq: 2 });
-      await store.append('old', [itemsAppended([userItem('u2')])], { expectedSeq: 2 });
+      await store.append('old', [itemsAppended([user('u2')])], { expectedSeq: 2 });
     } finally {
       await store.close();
     }

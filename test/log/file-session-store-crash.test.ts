@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { effectiveHistory, FileSessionStore } from 'loopkeeper';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { user } from '../support/items.js';
 import { runChildUntilKilled } from '../support/kill-child.js';
-import { collect, itemsAppended, userItem } from '../support/session-events.js';
+import { collect, itemsAppended } from '../support/session-events.js';
 
 /**
  * Starts the appender child and kills it with SIGKILL soon after it has reported `reports` appends.
@@ -65,7 +66,7 @@ describe('FileSessionStore after a writer is killed mid-append', () => {
       // The dead child's lock is taken over and the seq continues.
       const { lastSeq } = await store.openSession('crash');
       expect(lastSeq).toBe(seqs.length);
-      const [next] = await store.append('crash', [itemsAppended([userItem('after-crash')])], {
+      const [next] = await store.append('crash', [itemsAppended([user('after-crash')])], {
         expectedSeq: lastSeq,
       });
       expect(next?.seq).toBe(lastSeq + 1);

@@ -7,8 +7,9 @@ import { ScriptedModel } from 'loopkeeper/testing';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SessionLogParser } from '../../src/log/session-log-parser.js';
+import { user } from '../support/items.js';
 import { sharedTokenCounter } from '../support/loop-harness.js';
-import { collect, itemsAppended, userItem } from '../support/session-events.js';
+import { collect, itemsAppended } from '../support/session-events.js';
 
 let tokens: TokenCounter;
 beforeAll(async () => {
@@ -22,7 +23,7 @@ async function writeSession(directory: string, sessionId: string, runs: number):
     const runId = `${sessionId}:run-${index}`;
     return [
       { type: 'run-started' as const, runId },
-      { ...itemsAppended([userItem(`u${index}`, `question ${index}`)]), runId },
+      { ...itemsAppended([user(`u${index}`, `question ${index}`)]), runId },
       {
         ...itemsAppended([{ kind: 'assistant', id: `a${index}`, text: `answer ${index}` }]),
         runId,
@@ -108,7 +109,7 @@ describe('FileSessionStore resume', () => {
     await expect(store.openSession('torn')).resolves.toEqual({ lastSeq: events });
     expect(parsed).toHaveBeenCalledTimes(events);
     expect(recoveries).toMatchObject([{ sessionId: 'torn', lineNumber: events + 1, bytes: 13 }]);
-    await store.append('torn', [itemsAppended([userItem('after', 'after the cut')])]);
+    await store.append('torn', [itemsAppended([user('after', 'after the cut')])]);
     await store.close();
     expect((await readFile(path, 'utf8')).split('\n').at(-2)).toContain('after the cut');
   });
@@ -120,7 +121,7 @@ describe('FileSessionStore resume', () => {
     expect(await collect(store.read('changed'))).toHaveLength(events);
     // Another writer appended after the read: the writer must see its event.
     const other = new FileSessionStore({ directory });
-    await other.append('changed', [itemsAppended([userItem('other', 'from elsewhere')])]);
+    await other.append('changed', [itemsAppended([user('other', 'from elsewhere')])]);
     await other.close();
     await expect(store.openSession('changed')).resolves.toEqual({ lastSeq: events + 1 });
     await store.close();

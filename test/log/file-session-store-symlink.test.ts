@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileSessionStore, StoreError } from 'loopkeeper';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { collect, itemsAppended, userItem } from '../support/session-events.js';
+import { user } from '../support/items.js';
+import { collect, itemsAppended } from '../support/session-events.js';
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {
@@ -51,7 +52,7 @@ describe('FileSessionStore with symbolic links inside its directory', () => {
     const path = join(directory, 'linked.jsonl');
     await symlink(target, path);
     const store = new FileSessionStore({ directory });
-    const error = await rejection(store.append('linked', [itemsAppended([userItem('a')])]));
+    const error = await rejection(store.append('linked', [itemsAppended([user('a')])]));
     expectSymlinkRefused(error, path);
     expect(await readFile(target, 'utf8')).toBe('precious data\n');
     // Refused before the lock was kept: no lock file is left behind.
@@ -65,7 +66,7 @@ describe('FileSessionStore with symbolic links inside its directory', () => {
     await symlink(target, path);
     const store = new FileSessionStore({ directory });
     expectSymlinkRefused(
-      await rejection(store.append('dangling', [itemsAppended([userItem('a')])])),
+      await rejection(store.append('dangling', [itemsAppended([user('a')])])),
       path,
     );
     expectSymlinkRefused(await rejection(store.openSession('dangling')), path);
@@ -75,7 +76,7 @@ describe('FileSessionStore with symbolic links inside its directory', () => {
 
   it('refuses to read a session log that is a link, even to a valid log', async () => {
     const writer = new FileSessionStore({ directory: outside });
-    await writer.append('real', [itemsAppended([userItem('a')])]);
+    await writer.append('real', [itemsAppended([user('a')])]);
     await writer.close();
     const path = join(directory, 'alias.jsonl');
     await symlink(join(outside, 'real.jsonl'), path);
@@ -91,7 +92,7 @@ describe('FileSessionStore with symbolic links inside its directory', () => {
     await symlink(target, lockPath);
     const store = new FileSessionStore({ directory });
     expectSymlinkRefused(
-      await rejection(store.append('locked', [itemsAppended([userItem('a')])])),
+      await rejection(store.append('locked', [itemsAppended([user('a')])])),
       lockPath,
     );
     expect(await readFile(target, 'utf8')).toBe('keep me\n');
@@ -102,7 +103,7 @@ describe('FileSessionStore with symbolic links inside its directory', () => {
   it('still writes and reads a session whose directory has a link elsewhere in it', async () => {
     await symlink(join(outside, 'whatever.jsonl'), join(directory, 'other.jsonl'));
     const store = new FileSessionStore({ directory });
-    await store.append('plain', [itemsAppended([userItem('a')])]);
+    await store.append('plain', [itemsAppended([user('a')])]);
     expect((await collect(store.read('plain'))).map((event) => event.seq)).toEqual([1]);
     await store.close();
   });

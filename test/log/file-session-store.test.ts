@@ -14,8 +14,9 @@ import { join } from 'node:path';
 import { FileSessionStore, StoreError } from 'loopkeeper';
 import type { FileSessionStoreOptions, TornLineRecovery } from 'loopkeeper/log';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { user } from '../support/items.js';
 import { reseal } from '../support/log-lines.js';
-import { collect, itemsAppended, userItem } from '../support/session-events.js';
+import { collect, itemsAppended } from '../support/session-events.js';
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {
@@ -41,9 +42,9 @@ describe('FileSessionStore', () => {
   /** Five events in three batches; the log's line i holds seq i. */
   async function writeFiveEvents(sessionId: string): Promise<void> {
     const store = open();
-    await store.append(sessionId, [itemsAppended([userItem('a')]), itemsAppended([userItem('b')])]);
-    await store.append(sessionId, [itemsAppended([userItem('c')])]);
-    await store.append(sessionId, [itemsAppended([userItem('d')]), itemsAppended([userItem('e')])]);
+    await store.append(sessionId, [itemsAppended([user('a')]), itemsAppended([user('b')])]);
+    await store.append(sessionId, [itemsAppended([user('c')])]);
+    await store.append(sessionId, [itemsAppended([user('d')]), itemsAppended([user('e')])]);
     await store.close();
   }
 
@@ -68,7 +69,7 @@ describe('FileSessionStore', () => {
   it('writes one JSON line per event to <directory>/<sessionId>.jsonl, creating the directory', async () => {
     directory = join(directory, 'nested', 'sessions');
     const store = open();
-    await store.append('s1', [itemsAppended([userItem('a')]), { type: 'run-started', runId: 'r' }]);
+    await store.append('s1', [itemsAppended([user('a')]), { type: 'run-started', runId: 'r' }]);
     const text = await readFile(logPath('s1'), 'utf8');
     expect(text.endsWith('\n')).toBe(true);
     const lines = text.trimEnd().split('\n');
@@ -84,10 +85,7 @@ describe('FileSessionStore', () => {
   it('reads events that span many read chunks and multi-byte characters intact', async () => {
     const store = open();
     const big = '🙂 mixed ascii and emoji '.repeat(20_000);
-    await store.append('s1', [
-      itemsAppended([userItem('big', big)]),
-      itemsAppended([userItem('after')]),
-    ]);
+    await store.append('s1', [itemsAppended([user('big', big)]), itemsAppended([user('after')])]);
     const events = await collect(open().read('s1'));
     expect(events[0]).toMatchObject({ items: [{ content: big }] });
     expect(events[1]).toMatchObject({ items: [{ id: 'after' }] });
@@ -111,7 +109,7 @@ describe('FileSessionStore', () => {
     ]);
     expect((await stat(logPath('s1'))).size).toBe(starts[4]);
 
-    const [next] = await writer.append('s1', [itemsAppended([userItem('f')])], { expectedSeq: 4 });
+    const [next] = await writer.append('s1', [itemsAppended([user('f')])], { expectedSeq: 4 });
     expect(next?.seq).toBe(5);
     const events = await collect(reader.read('s1'));
     expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
@@ -149,7 +147,7 @@ describe('FileSessionStore', () => {
     expect((readError as Error).message).toContain(logPath('s1'));
     expect((readError as Error).message).toContain('line 3');
 
-    const writeError = await rejection(open().append('s1', [itemsAppended([userItem('x')])]));
+    const writeError = await rejection(open().append('s1', [itemsAppended([user('x')])]));
     expect((writeError as Error).message).toContain('line 3');
     expect(await readFile(logPath('s1'))).toEqual(corrupted);
     // A failed open gives its lock back.
@@ -180,25 +178,25 @@ describe('FileSessionStore', () => {
     it('refuses a second store on the same session, even in the same process, while reads stay allowed', async () => {
       const first = open();
       const second = open();
-      await first.append('s1', [itemsAppended([userItem('a')])]);
+      await first.append('s1', [itemsAppended([user('a')])]);
       expect(JSON.parse(await readFile(lockPath('s1'), 'utf8'))).toMatchObject({
         lock: 2,
         pid: process.pid,
       });
 
-      const error = await rejection(second.append('s1', [itemsAppended([userItem('b')])]));
+      const error = await rejection(second.append('s1', [itemsAppended([user('b')])]));
       expect(StoreError.isInstance(error)).toBe(true);
       expect(error).toMatchObject({ code: 'session_locked' });
       expect((error as Error).message).toContain(`process ${process.pid} (this process)`);
       await expect(second.openSession('s1')).rejects.toMatchObject({ code: 'session_locked' });
 
       // Other sessions and reading the locked one are fine.
-      await second.append('s2', [itemsAppended([userItem('c')])]);
+      await second.append('s2', [itemsAppended([user('c')])]);
       expect((await collect(second.read('s1'))).length).toBe(1);
 
       await first.close();
       await expect(stat(lockPath('s1'))).rejects.toMatchObject({ code: 'ENOENT' });
-      const [next] = await second.append('s1', [itemsAppended([userItem('b')])], {
+      const [next] = await second.append('s1', [itemsAppended([user('b')])], {
         expectedSeq: 1,
       });
       expect(next?.seq).toBe(2);
@@ -210,7 +208,7 @@ describe('FileSessionStore', () => {
       expect(exited.status).toBe(0);
       await writeFile(lockPath('s1'), `${exited.pid}\n`);
       const store = open();
-      const [next] = await store.append('s1', [itemsAppended([userItem('f')])]);
+      const [next] = await store.append('s1', [itemsAppended([user('f')])]);
       expect(next?.seq).toBe(6);
       expect(JSON.parse(await readFile(lockPath('s1'), 'utf8'))).toMatchObject({
         pid: process.pid,
@@ -229,7 +227,7 @@ describe('FileSessionStore', () => {
   it('lists only session logs, not locks or other files', async () => {
     const store = open();
     await store.append('b', [itemsAppended([])]);
-    await store.append('a', [itemsAppended([userItem('x')])]);
+    await store.append('a', [itemsAppended([user('x')])]);
     await writeFile(join(directory, 'notes.txt'), 'hello');
     await writeFile(join(directory, '.hidden.jsonl'), '');
     expect(await store.list()).toEqual(['a', 'b']);

@@ -14,13 +14,8 @@ import {
   type ViewEntry,
 } from 'loopkeeper/log';
 import { describe, expect, it } from 'vitest';
-import {
-  collect,
-  itemsAppended,
-  replacement,
-  stamped,
-  userItem,
-} from '../support/session-events.js';
+import { user } from '../support/items.js';
+import { collect, itemsAppended, replacement, stamped } from '../support/session-events.js';
 
 /**
  * The definition of DESIGN.md §3 taken literally, recomputed from scratch: the latest marker's
@@ -111,7 +106,7 @@ function buildLog(steps: readonly Step[]): SessionEvent[] {
               content: `output ${nextId}`,
               isError: false,
             }
-          : userItem(`item-${nextId}`);
+          : user(`item-${nextId}`);
       });
       push(itemsAppended(items));
     } else if (step.kind === 'usage') {
@@ -197,10 +192,10 @@ describe('SessionProjection', () => {
 
   it('keeps items appended between throughSeq and the marker after the view', () => {
     const events = stamped([
-      itemsAppended([userItem('a'), userItem('b')]),
-      itemsAppended([userItem('c')]),
+      itemsAppended([user('a'), user('b')]),
+      itemsAppended([user('c')]),
       replacement({ throughSeq: 1, view: [{ ref: 'b' }] }),
-      itemsAppended([userItem('d')]),
+      itemsAppended([user('d')]),
     ]);
     const projection = createProjection({ events });
     expect(projection.items.map((item) => item.id)).toEqual(['b', 'c', 'd']);
@@ -210,17 +205,17 @@ describe('SessionProjection', () => {
   it('resolves a ref to a summary that an earlier marker held inline', () => {
     const summary: Item = { kind: 'context', id: 's1', name: 'summary', text: 'earlier' };
     const events = stamped([
-      itemsAppended([userItem('a')]),
+      itemsAppended([user('a')]),
       replacement({ throughSeq: 1, view: [{ item: summary }] }),
-      itemsAppended([userItem('b')]),
+      itemsAppended([user('b')]),
       replacement({ throughSeq: 3, view: [{ ref: 's1' }, { ref: 'b' }] }),
     ]);
-    expect(createProjection({ events }).items).toEqual([summary, userItem('b')]);
+    expect(createProjection({ events }).items).toEqual([summary, user('b')]);
   });
 
   it('refuses a ref to an item the marker does not cover, and stays unchanged', () => {
     const projection = createProjection({
-      events: stamped([itemsAppended([userItem('a')]), itemsAppended([userItem('b')])]),
+      events: stamped([itemsAppended([user('a')]), itemsAppended([user('b')])]),
     });
     const [marker] = stamped([replacement({ throughSeq: 1, view: [{ ref: 'b' }] })], 2);
     expect(() => projection.apply(marker as SessionEvent)).toThrow(
@@ -233,9 +228,9 @@ describe('SessionProjection', () => {
 
   it('refuses a marker whose throughSeq goes back before the previous marker', () => {
     const events = stamped([
-      itemsAppended([userItem('a')]),
+      itemsAppended([user('a')]),
       replacement({ throughSeq: 1, view: [{ ref: 'a' }] }),
-      itemsAppended([userItem('b')]),
+      itemsAppended([user('b')]),
       replacement({ throughSeq: 1, view: [{ ref: 'a' }] }),
     ]);
     const error = captureError(() => createProjection({ events }));
@@ -245,7 +240,7 @@ describe('SessionProjection', () => {
   });
 
   it('refuses events out of order or with a gap', () => {
-    const events = stamped([itemsAppended([userItem('a')]), itemsAppended([userItem('b')])]);
+    const events = stamped([itemsAppended([user('a')]), itemsAppended([user('b')])]);
     const projection = new SessionProjection();
     expect(() => projection.apply(events[1] as SessionEvent)).toThrow(
       expect.objectContaining({ code: 'event_out_of_order' }),
@@ -258,9 +253,9 @@ describe('SessionProjection', () => {
   it('reports usage with the item count it covered until a replacement makes it stale', () => {
     const projection = createProjection({
       events: stamped([
-        itemsAppended([userItem('a'), userItem('b')]),
+        itemsAppended([user('a'), user('b')]),
         { type: 'usage-reported', model: 'm', promptTokens: 120, completionTokens: 7 },
-        itemsAppended([userItem('c')]),
+        itemsAppended([user('c')]),
       ]),
     });
     expect(projection.reportedUsage).toEqual({ promptTokens: 120, itemCount: 2 });
@@ -276,9 +271,9 @@ describe('SessionProjection', () => {
 describe('effectiveHistory', () => {
   it('is every appended item in order when there is no marker', () => {
     const events = stamped([
-      itemsAppended([userItem('a')]),
+      itemsAppended([user('a')]),
       { type: 'run-started', runId: 'r1' },
-      itemsAppended([userItem('b'), userItem('c')]),
+      itemsAppended([user('b'), user('c')]),
       { type: 'run-finished', runId: 'r1', outcome: 'completed', steps: 1 },
     ]);
     expect(effectiveHistory(events).map((item) => item.id)).toEqual(['a', 'b', 'c']);
@@ -289,11 +284,11 @@ describe('effectiveHistory', () => {
 describe('loadProjection', () => {
   it('rebuilds from a store and then reads only the events after lastSeq', async () => {
     const store = new MemorySessionStore();
-    await store.append('s', [itemsAppended([userItem('a'), userItem('b')])]);
+    await store.append('s', [itemsAppended([user('a'), user('b')])]);
     await store.append('s', [replacement({ throughSeq: 1, view: [{ ref: 'b' }] })]);
     const projection = await loadProjection({ store, sessionId: 's' });
     expect(projection.items.map((item) => item.id)).toEqual(['b']);
-    await store.append('s', [itemsAppended([userItem('c')])]);
+    await store.append('s', [itemsAppended([user('c')])]);
     await loadProjection({ store, sessionId: 's', projection });
     expect(projection.items.map((item) => item.id)).toEqual(['b', 'c']);
     expect(projection.items).toEqual(effectiveHistory(await collect(store.read('s'))));

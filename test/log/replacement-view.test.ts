@@ -2,23 +2,15 @@ import fc from 'fast-check';
 import { ConfigError, type Item } from 'loopkeeper';
 import { buildReplacementView, createProjection } from 'loopkeeper/log';
 import { describe, expect, it } from 'vitest';
-import { itemsAppended, replacement, stamped, userItem } from '../support/session-events.js';
-
-const toolResult = (id: string, callId: string, content: string): Item => ({
-  kind: 'toolResult',
-  id,
-  callId,
-  toolName: 'read',
-  content,
-  isError: false,
-});
+import { result, user } from '../support/items.js';
+import { itemsAppended, replacement, stamped } from '../support/session-events.js';
 
 describe('buildReplacementView', () => {
   it('refs kept items, holds new ones inline, and marks a pruned result as replacing its original', () => {
-    const previous = [userItem('u1'), toolResult('r1', 'c1', 'long output'), userItem('u2')];
+    const previous = [user('u1'), result('r1', 'c1', { content: 'long output' }), user('u2')];
     const summary: Item = { kind: 'context', id: 's1', name: 'summary', text: 'so far' };
-    const pruned = toolResult('r1-pruned', 'c1', '[pruned 11 characters]');
-    const next = [summary, pruned, userItem('u2')];
+    const pruned = result('r1-pruned', 'c1', { content: '[pruned 11 characters]' });
+    const next = [summary, pruned, user('u2')];
     expect(buildReplacementView({ previous, next })).toEqual([
       { item: summary },
       { item: pruned, replaces: 'r1' },
@@ -27,16 +19,16 @@ describe('buildReplacementView', () => {
   });
 
   it('refs an item that is equal but not the same object (as after a round trip through a store)', () => {
-    const previous = [userItem('u1')];
+    const previous = [user('u1')];
     const copy = structuredClone(previous[0] as Item);
     expect(buildReplacementView({ previous, next: [copy] })).toEqual([{ ref: 'u1' }]);
   });
 
   it('refuses an item that kept its id but changed content', () => {
-    const previous = [userItem('u1', 'original')];
+    const previous = [user('u1', 'original')];
     const error = (() => {
       try {
-        buildReplacementView({ previous, next: [userItem('u1', 'edited')] });
+        buildReplacementView({ previous, next: [user('u1', 'edited')] });
       } catch (caught) {
         return caught;
       }
@@ -49,7 +41,7 @@ describe('buildReplacementView', () => {
     const items = fc.uniqueArray(fc.integer({ min: 1, max: 60 }), { maxLength: 20 });
     fc.assert(
       fc.property(items, fc.array(fc.boolean()), fc.boolean(), (ids, keep, addSummary) => {
-        const previous = ids.map((id) => userItem(`u${id}`));
+        const previous = ids.map((id) => user(`u${id}`));
         const events = stamped([itemsAppended(previous)]);
         const kept = previous.filter((_, index) => keep[index] ?? true);
         const next: Item[] = addSummary

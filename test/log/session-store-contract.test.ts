@@ -11,13 +11,8 @@ import {
 } from 'loopkeeper';
 import { type NewSessionEvent, SESSION_SCHEMA_VERSION } from 'loopkeeper/log';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  collect,
-  FIXED_TIME,
-  itemsAppended,
-  replacement,
-  userItem,
-} from '../support/session-events.js';
+import { user } from '../support/items.js';
+import { collect, FIXED_TIME, itemsAppended, replacement } from '../support/session-events.js';
 
 /** Both stores must keep the same contract; each case runs against each of them. */
 const stores: readonly {
@@ -66,10 +61,10 @@ for (const { name, create } of stores) {
 
     it('stamps v, seq from 1 and at, and reads back exactly what append returned', async () => {
       const first = await store.append('s1', [
-        itemsAppended([userItem('a')]),
+        itemsAppended([user('a')]),
         { type: 'run-started', runId: 'r1' },
       ]);
-      const second = await store.append('s1', [itemsAppended([userItem('b')])]);
+      const second = await store.append('s1', [itemsAppended([user('b')])]);
       expect(first.map((event) => event.seq)).toEqual([1, 2]);
       expect(second.map((event) => event.seq)).toEqual([3]);
       expect(first[0]).toEqual({
@@ -77,7 +72,7 @@ for (const { name, create } of stores) {
         seq: 1,
         at: FIXED_TIME.toISOString(),
         type: 'items-appended',
-        items: [userItem('a')],
+        items: [user('a')],
       });
       expect(await collect(store.read('s1'))).toEqual([...first, ...second]);
     });
@@ -85,7 +80,7 @@ for (const { name, create } of stores) {
     it('reads from fromSeq on', async () => {
       await store.append(
         's1',
-        [1, 2, 3, 4].map((n) => itemsAppended([userItem(`i${n}`)])),
+        [1, 2, 3, 4].map((n) => itemsAppended([user(`i${n}`)])),
       );
       const fromThree = await collect(store.read('s1', { fromSeq: 3 }));
       expect(fromThree.map((event) => event.seq)).toEqual([3, 4]);
@@ -98,10 +93,10 @@ for (const { name, create } of stores) {
     });
 
     it('appends with a current expectedSeq, and refuses a stale one with ConcurrencyError writing nothing', async () => {
-      await store.append('s1', [itemsAppended([userItem('a')])], { expectedSeq: 0 });
-      await store.append('s1', [itemsAppended([userItem('b')])], { expectedSeq: 1 });
+      await store.append('s1', [itemsAppended([user('a')])], { expectedSeq: 0 });
+      await store.append('s1', [itemsAppended([user('b')])], { expectedSeq: 1 });
       const error = await rejection(
-        store.append('s1', [itemsAppended([userItem('stale')]), itemsAppended([])], {
+        store.append('s1', [itemsAppended([user('stale')]), itemsAppended([])], {
           expectedSeq: 1,
         }),
       );
@@ -110,12 +105,12 @@ for (const { name, create } of stores) {
       const events = await collect(store.read('s1'));
       expect(events.map((event) => event.seq)).toEqual([1, 2]);
       expect(JSON.stringify(events)).not.toContain('stale');
-      const next = await store.append('s1', [itemsAppended([userItem('c')])], { expectedSeq: 2 });
+      const next = await store.append('s1', [itemsAppended([user('c')])], { expectedSeq: 2 });
       expect(next[0]?.seq).toBe(3);
     });
 
     it('refuses expectedSeq on a session that is not empty when 0 is expected', async () => {
-      await store.append('s1', [itemsAppended([userItem('a')])]);
+      await store.append('s1', [itemsAppended([user('a')])]);
       expect(
         ConcurrencyError.isInstance(
           await rejection(store.append('s1', [itemsAppended([])], { expectedSeq: 0 })),
@@ -125,14 +120,14 @@ for (const { name, create } of stores) {
 
     it('lists the sessions written, sorted', async () => {
       expect(await store.list()).toEqual([]);
-      await store.append('beta', [itemsAppended([userItem('a')])]);
-      await store.append('alpha', [itemsAppended([userItem('b')])]);
+      await store.append('beta', [itemsAppended([user('a')])]);
+      await store.append('alpha', [itemsAppended([user('b')])]);
       expect(await store.list()).toEqual(['alpha', 'beta']);
     });
 
     it('keeps sessions apart', async () => {
-      await store.append('one', [itemsAppended([userItem('a')])]);
-      const other = await store.append('two', [itemsAppended([userItem('b')])]);
+      await store.append('one', [itemsAppended([user('a')])]);
+      const other = await store.append('two', [itemsAppended([user('b')])]);
       expect(other[0]?.seq).toBe(1);
       expect((await collect(store.read('one'))).length).toBe(1);
     });
@@ -141,8 +136,8 @@ for (const { name, create } of stores) {
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, index) =>
           store.append('s1', [
-            itemsAppended([userItem(`p${index}-a`)]),
-            itemsAppended([userItem(`p${index}-b`)]),
+            itemsAppended([user(`p${index}-a`)]),
+            itemsAppended([user(`p${index}-b`)]),
           ]),
         ),
       );
@@ -154,15 +149,15 @@ for (const { name, create } of stores) {
     });
 
     it('returns [] for an empty batch and leaves seq where it was', async () => {
-      await store.append('s1', [itemsAppended([userItem('a')])]);
+      await store.append('s1', [itemsAppended([user('a')])]);
       expect(await store.append('s1', [])).toEqual([]);
-      const [next] = await store.append('s1', [itemsAppended([userItem('b')])]);
+      const [next] = await store.append('s1', [itemsAppended([user('b')])]);
       expect(next?.seq).toBe(2);
     });
 
     it('stamps over v, seq and at that a caller sneaks in, and drops a sneaked-in crc', async () => {
       const sneaky = {
-        ...itemsAppended([userItem('a')]),
+        ...itemsAppended([user('a')]),
         v: 99,
         seq: 42,
         at: 'yesterday',
@@ -227,9 +222,9 @@ for (const { name, create } of stores) {
     ])(
       'refuses %s with StoreError and writes nothing of the batch',
       async (_label, bad, message) => {
-        await store.append('s1', [itemsAppended([userItem('a')])]);
+        await store.append('s1', [itemsAppended([user('a')])]);
         const error = await rejection(
-          store.append('s1', [itemsAppended([userItem('b')]), bad as NewSessionEvent]),
+          store.append('s1', [itemsAppended([user('b')]), bad as NewSessionEvent]),
         );
         expect(StoreError.isInstance(error)).toBe(true);
         expect(error).toMatchObject({ code: 'invalid_event' });
@@ -260,7 +255,7 @@ for (const { name, create } of stores) {
     });
 
     it('refuses work after close with StoreError', async () => {
-      await store.append('s1', [itemsAppended([userItem('a')])]);
+      await store.append('s1', [itemsAppended([user('a')])]);
       await store.close();
       const error = await rejection(store.append('s1', [itemsAppended([])]));
       expect(error).toMatchObject({ name: 'StoreError', code: 'store_closed' });

@@ -1,21 +1,7 @@
 import { type Item, validateTranscript } from 'loopkeeper';
 import { describe, expect, it } from 'vitest';
 import { ProtocolTracker } from '../../src/runtime/protocol-tracker.js';
-
-const user = (id: string): Item => ({ kind: 'user', id, content: id });
-const calls = (id: string, ...callIds: string[]): Item => ({
-  kind: 'assistant',
-  id,
-  toolCalls: callIds.map((callId) => ({ id: callId, name: 'ls', arguments: '{}' })),
-});
-const result = (id: string, callId: string): Item => ({
-  kind: 'toolResult',
-  id,
-  callId,
-  toolName: 'ls',
-  content: 'ok',
-  isError: false,
-});
+import { calls, result, user } from '../support/items.js';
 
 function tracking(items: readonly Item[]): ProtocolTracker {
   const tracker = new ProtocolTracker();

@@ -10,10 +10,6 @@ import {
 
 export const FIXED_TIME = new Date('2026-11-29T12:00:00.000Z');
 
-export function userItem(id: string, content = `message ${id}`): Item {
-  return { kind: 'user', id, content };
-}
-
 export function itemsAppended(items: readonly Item[]): NewSessionEvent {
   return { type: 'items-appended', items };
 }

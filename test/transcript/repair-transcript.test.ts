@@ -3,21 +3,7 @@ import { type Item, repairTranscript, validateTranscript } from 'loopkeeper';
 import { UNANSWERED_CALL_CONTENT } from 'loopkeeper/transcript';
 import { describe, expect, it } from 'vitest';
 import { brokenTranscriptArbitrary, validTranscriptArbitrary } from '../support/arbitraries.js';
-
-const user = (id: string): Item => ({ kind: 'user', id, content: 'hi' });
-const calls = (id: string, ...callIds: string[]): Item => ({
-  kind: 'assistant',
-  id,
-  toolCalls: callIds.map((callId) => ({ id: callId, name: 'bash', arguments: '{}' })),
-});
-const result = (id: string, callId: string, toolName = 'bash'): Item => ({
-  kind: 'toolResult',
-  id,
-  callId,
-  toolName,
-  content: `output of ${callId}`,
-  isError: false,
-});
+import { calls, result, user } from '../support/items.js';
 
 /** Deterministic ids so expectations can name them. */
 function counterIds() {
@@ -128,7 +114,7 @@ describe('repairTranscript', () => {
   });
 
   it("corrects a result's tool name under a new id", () => {
-    const repaired = repairTranscript([calls('a', 'x'), result('r', 'x', 'wrong')], {
+    const repaired = repairTranscript([calls('a', 'x'), result('r', 'x', { toolName: 'wrong' })], {
       createId: counterIds(),
     });
     expect(repaired.items[1]).toEqual({ ...result('r', 'x'), id: 'new_0' });

@@ -1,25 +1,9 @@
 import fc from 'fast-check';
-import { type Item, validateTranscript } from 'loopkeeper';
+import { validateTranscript } from 'loopkeeper';
 import { atomicGroups, type ItemRange, userTurns } from 'loopkeeper/transcript';
 import { describe, expect, it } from 'vitest';
 import { validTranscriptArbitrary } from '../support/arbitraries.js';
-
-const context = (id: string): Item => ({ kind: 'context', id, text: 'summary' });
-const user = (id: string): Item => ({ kind: 'user', id, content: 'hi' });
-const calls = (id: string, ...callIds: string[]): Item => ({
-  kind: 'assistant',
-  id,
-  toolCalls: callIds.map((callId) => ({ id: callId, name: 'bash', arguments: '{}' })),
-});
-const result = (id: string, callId: string): Item => ({
-  kind: 'toolResult',
-  id,
-  callId,
-  toolName: 'bash',
-  content: 'ok',
-  isError: false,
-});
-const answer = (id: string): Item => ({ kind: 'assistant', id, text: 'done' });
+import { answer, calls, context, result, user } from '../support/items.js';
 
 /** Ranges that tile `[0, length)` in order, with nothing left out or counted twice. */
 function tiles(ranges: readonly ItemRange[], length: number): boolean {

@@ -3,22 +3,8 @@ import { type Item, ProtocolError, validateTranscript } from 'loopkeeper';
 import { assertValidTranscript, type ProtocolProblem } from 'loopkeeper/transcript';
 import { describe, expect, it } from 'vitest';
 import { brokenTranscriptArbitrary, validTranscriptArbitrary } from '../support/arbitraries.js';
+import { answer, calls, result, user } from '../support/items.js';
 
-const user = (id: string, content = 'hi'): Item => ({ kind: 'user', id, content });
-const calls = (id: string, ...callIds: string[]): Item => ({
-  kind: 'assistant',
-  id,
-  toolCalls: callIds.map((callId) => ({ id: callId, name: 'bash', arguments: '{}' })),
-});
-const result = (id: string, callId: string, toolName = 'bash'): Item => ({
-  kind: 'toolResult',
-  id,
-  callId,
-  toolName,
-  content: 'ok',
-  isError: false,
-});
-const answer = (id: string): Item => ({ kind: 'assistant', id, text: 'done' });
 const kinds = (problems: readonly ProtocolProblem[]) =>
   problems.map(({ index, id, kind }) => ({ index, id, kind }));
 
@@ -99,7 +85,10 @@ describe('validateTranscript', () => {
   });
 
   it("reports a result whose toolName is not its call's name", () => {
-    const problems = validateTranscript([calls('a', 'x'), result('r', 'x', 'read_file')]);
+    const problems = validateTranscript([
+      calls('a', 'x'),
+      result('r', 'x', { toolName: 'read_file' }),
+    ]);
     expect(kinds(problems)).toEqual([{ index: 1, id: 'r', kind: 'tool_name_mismatch' }]);
     expect(problems[0]?.message).toContain("'bash'");
   });
