@@ -1,24 +1,14 @@
 import { ConfigError, type Item, ModelError, openAIChatModel } from 'loopkeeper';
 import type { ModelRequest, OpenAIChatModelOptions, ToolSpec } from 'loopkeeper/model';
-import { type FakeOpenAIServer, fakeFaults, startFakeOpenAIServer } from 'loopkeeper/testing';
+import { fakeFaults } from 'loopkeeper/testing';
 import OpenAI from 'openai';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { fakeServerModel, fakeServerPerTest } from '../support/fake-server.js';
 
-let server: FakeOpenAIServer;
-beforeEach(async () => {
-  server = await startFakeOpenAIServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = fakeServerPerTest();
 
 function model(options: Partial<OpenAIChatModelOptions> = {}) {
-  return openAIChatModel({
-    baseURL: server.url,
-    apiKey: 'test-key',
-    model: 'gpt-test',
-    ...options,
-  });
+  return fakeServerModel(server(), options);
 }
 
 const question: Item = {
@@ -51,7 +41,7 @@ async function waitFor(condition: () => boolean): Promise<void> {
 
 describe('openAIChatModel', () => {
   it('sends instructions and transcript as chat messages and returns text with usage', async () => {
-    server.enqueue({
+    server().enqueue({
       text: 'It is sunny.',
       usage: { promptTokens: 1200, completionTokens: 5, cachedTokens: 1024 },
       model: 'gpt-test-2026-01-01',
@@ -66,7 +56,7 @@ describe('openAIChatModel', () => {
       finishReason: 'stop',
       model: 'gpt-test-2026-01-01',
     });
-    const sent = server.requests[0];
+    const sent = server().requests[0];
     expect(sent?.headers.authorization).toBe('Bearer test-key');
     expect(sent?.body).toMatchObject({
       model: 'gpt-test',
@@ -82,7 +72,7 @@ describe('openAIChatModel', () => {
   });
 
   it('declares tools, allows parallel calls and returns every call with raw arguments', async () => {
-    server.enqueue({
+    server().enqueue({
       reasoning: 'Two cities, two lookups.',
       toolCalls: [
         { id: 'call_paris', name: 'get_weather', arguments: { city: 'Paris' } },
@@ -97,7 +87,7 @@ describe('openAIChatModel', () => {
     ]);
     expect(response.reasoning).toEqual([{ text: 'Two cities, two lookups.' }]);
     expect(response.finishReason).toBe('tool_calls');
-    expect(server.requests[0]?.body).toMatchObject({
+    expect(server().requests[0]?.body).toMatchObject({
       tools: [
         {
           type: 'function',
@@ -113,7 +103,7 @@ describe('openAIChatModel', () => {
   });
 
   it('renders earlier tool calls and results as assistant and tool messages', async () => {
-    server.enqueue({ text: 'Paris is sunny.' });
+    server().enqueue({ text: 'Paris is sunny.' });
     const transcript: Item[] = [
       question,
       {
@@ -132,7 +122,7 @@ describe('openAIChatModel', () => {
     ];
     await model().generate(request({ transcript, tools: [weatherTool] }));
 
-    expect(server.requests[0]?.body?.messages).toMatchObject([
+    expect(server().requests[0]?.body?.messages).toMatchObject([
       { role: 'user' },
       {
         role: 'assistant',
@@ -149,7 +139,7 @@ describe('openAIChatModel', () => {
   });
 
   it('streams text deltas, accumulates tool-call deltas by index and reads the usage chunk', async () => {
-    server.enqueue({
+    server().enqueue({
       text: 'Looking both cities up now.',
       reasoning: 'Parallel lookups.',
       toolCalls: [
@@ -177,25 +167,25 @@ describe('openAIChatModel', () => {
       finishReason: 'tool_calls',
       model: 'gpt-test',
     });
-    expect(server.requests[0]?.body).toMatchObject({
+    expect(server().requests[0]?.body).toMatchObject({
       stream: true,
       stream_options: { include_usage: true },
     });
   });
 
   it('works with a client the host made', async () => {
-    server.enqueue({ text: 'from my own client' });
-    const client = new OpenAI({ baseURL: server.url, apiKey: 'host-key', maxRetries: 0 });
+    server().enqueue({ text: 'from my own client' });
+    const client = new OpenAI({ baseURL: server().url, apiKey: 'host-key', maxRetries: 0 });
     const adapter = openAIChatModel({ client, model: 'gpt-test' });
     expect(adapter.name).toBe('openai:gpt-test');
     await expect(adapter.generate(request())).resolves.toMatchObject({
       text: 'from my own client',
     });
-    expect(server.requests[0]?.headers.authorization).toBe('Bearer host-key');
+    expect(server().requests[0]?.headers.authorization).toBe('Bearer host-key');
   });
 
   it('refuses options it cannot use with a ConfigError', () => {
-    expect(() => openAIChatModel({ baseURL: server.url, apiKey: 'k', model: '' })).toThrow(
+    expect(() => openAIChatModel({ baseURL: server().url, apiKey: 'k', model: '' })).toThrow(
       ConfigError,
     );
     expect(() => model({ maxRetries: -1 })).toThrow(/maxRetries/);
@@ -205,15 +195,15 @@ describe('openAIChatModel', () => {
 
 describe('openAIChatModel errors', () => {
   it('classifies a 400 context_length_exceeded as context_overflow, not retried', async () => {
-    server.enqueue(fakeFaults.contextOverflow({ maxTokens: 8192, requestedTokens: 9000 }));
+    server().enqueue(fakeFaults.contextOverflow({ maxTokens: 8192, requestedTokens: 9000 }));
     const error = await failure(model().generate(request()));
     expect(error).toMatchObject({ kind: 'context_overflow', status: 400, retryable: false });
     expect(error.message).toMatch(/maximum context length is 8192 tokens/);
-    expect(server.requests).toHaveLength(1);
+    expect(server().requests).toHaveLength(1);
   });
 
   it('classifies a compatible server overflow message without a code as context_overflow', async () => {
-    server.enqueue(
+    server().enqueue(
       fakeFaults.httpError({
         status: 400,
         message:
@@ -224,53 +214,54 @@ describe('openAIChatModel errors', () => {
   });
 
   it('classifies a 413 as payload_too_large', async () => {
-    server.enqueue(fakeFaults.payloadTooLarge());
+    server().enqueue(fakeFaults.payloadTooLarge());
     const error = await failure(model().generate(request()));
     expect(error).toMatchObject({ kind: 'payload_too_large', status: 413, retryable: false });
   });
 
   it('lets the SDK retry a 429 after its retry-after and succeeds', async () => {
-    server.enqueue(fakeFaults.rateLimited({ retryAfterSeconds: 0.01 }), { text: 'after the wait' });
+    server().enqueue(fakeFaults.rateLimited({ retryAfterSeconds: 0.01 }), {
+      text: 'after the wait',
+    });
     await expect(model().generate(request())).resolves.toMatchObject({ text: 'after the wait' });
-    expect(server.requests.map((received) => received.headers['x-stainless-retry-count'])).toEqual([
-      '0',
-      '1',
-    ]);
+    expect(
+      server().requests.map((received) => received.headers['x-stainless-retry-count']),
+    ).toEqual(['0', '1']);
   });
 
   it('reports rate_limited as retryable once the retries are spent', async () => {
-    server.enqueue(fakeFaults.rateLimited({ retryAfterSeconds: 0.01 }));
+    server().enqueue(fakeFaults.rateLimited({ retryAfterSeconds: 0.01 }));
     const error = await failure(model({ maxRetries: 0 }).generate(request()));
     expect(error).toMatchObject({ kind: 'rate_limited', status: 429, retryable: true });
   });
 
   it('lets the SDK retry a 500 and succeeds', async () => {
-    server.enqueue(fakeFaults.serverError(), { text: 'recovered' });
+    server().enqueue(fakeFaults.serverError(), { text: 'recovered' });
     await expect(model().generate(request())).resolves.toMatchObject({ text: 'recovered' });
-    expect(server.requests).toHaveLength(2);
+    expect(server().requests).toHaveLength(2);
   });
 
   it('reports a 500 as a retryable server error once the retries are spent', async () => {
-    server.enqueue(fakeFaults.serverError({ status: 503 }));
+    server().enqueue(fakeFaults.serverError({ status: 503 }));
     const error = await failure(model({ maxRetries: 0 }).generate(request()));
     expect(error).toMatchObject({ kind: 'server', status: 503, retryable: true });
   });
 
   it('classifies a 401 as auth and does not retry it', async () => {
-    server.enqueue(fakeFaults.unauthorized(), { text: 'never sent' });
+    server().enqueue(fakeFaults.unauthorized(), { text: 'never sent' });
     const error = await failure(model({ maxRetries: 2 }).generate(request()));
     expect(error).toMatchObject({ kind: 'auth', status: 401, retryable: false });
-    expect(server.requests).toHaveLength(1);
+    expect(server().requests).toHaveLength(1);
   });
 
   it('classifies a server that never answers within the timeout as timeout', async () => {
-    server.enqueue(fakeFaults.hang());
+    server().enqueue(fakeFaults.hang());
     const error = await failure(model({ timeout: 100, maxRetries: 0 }).generate(request()));
     expect(error).toMatchObject({ kind: 'timeout', retryable: true });
   });
 
   it('classifies a stream that stalls between chunks for longer than the timeout as timeout', async () => {
-    server.enqueue({ text: 'slow words '.repeat(20), chunkDelayMs: 150 });
+    server().enqueue({ text: 'slow words '.repeat(20), chunkDelayMs: 150 });
     const error = await failure(
       model({ stream: true, timeout: 50, maxRetries: 0 }).generate(request()),
     );
@@ -279,27 +270,27 @@ describe('openAIChatModel errors', () => {
   });
 
   it('classifies a connection reset as network, and the SDK retries it', async () => {
-    server.enqueue(fakeFaults.reset());
+    server().enqueue(fakeFaults.reset());
     const error = await failure(model({ maxRetries: 0 }).generate(request()));
     expect(error).toMatchObject({ kind: 'network', retryable: true });
 
-    server.enqueue(fakeFaults.reset(), { text: 'second connection worked' });
+    server().enqueue(fakeFaults.reset(), { text: 'second connection worked' });
     await expect(model({ maxRetries: 1 }).generate(request())).resolves.toMatchObject({
       text: 'second connection worked',
     });
   });
 
   it('classifies a body that is not JSON as invalid_response, not retryable', async () => {
-    server.enqueue(fakeFaults.malformedJson());
+    server().enqueue(fakeFaults.malformedJson());
     const error = await failure(model().generate(request()));
     expect(error).toMatchObject({ kind: 'invalid_response', retryable: false });
-    expect(server.requests).toHaveLength(1);
+    expect(server().requests).toHaveLength(1);
   });
 
   it('classifies a streamed chunk that is not JSON as invalid_response', async () => {
-    server.enqueue(fakeFaults.malformedJson({ body: '{"choices": [' }));
+    server().enqueue(fakeFaults.malformedJson({ body: '{"choices": [' }));
     // The SDK logs the unparsable chunk before throwing; keep test output clean.
-    const client = new OpenAI({ baseURL: server.url, apiKey: 'k', logLevel: 'off' });
+    const client = new OpenAI({ baseURL: server().url, apiKey: 'k', logLevel: 'off' });
     const error = await failure(
       openAIChatModel({ client, model: 'gpt-test', stream: true }).generate(request()),
     );
@@ -307,7 +298,7 @@ describe('openAIChatModel errors', () => {
   });
 
   it('classifies a stream that ends before its finish_reason as network', async () => {
-    server.enqueue(fakeFaults.truncatedStream({ how: 'end', afterChunks: 3 }));
+    server().enqueue(fakeFaults.truncatedStream({ how: 'end', afterChunks: 3 }));
     const deltas: string[] = [];
     const error = await failure(
       model({ stream: true }).generate(request({ onTextDelta: (delta) => deltas.push(delta) })),
@@ -318,13 +309,13 @@ describe('openAIChatModel errors', () => {
   });
 
   it('classifies a stream whose socket is cut as network', async () => {
-    server.enqueue(fakeFaults.truncatedStream({ how: 'destroy' }));
+    server().enqueue(fakeFaults.truncatedStream({ how: 'destroy' }));
     const error = await failure(model({ stream: true }).generate(request()));
     expect(error).toMatchObject({ kind: 'network', retryable: true });
   });
 
   it('classifies an answer with no choices as invalid_response', async () => {
-    server.enqueue(
+    server().enqueue(
       fakeFaults.rawResponse({
         body: { id: 'chatcmpl-empty', object: 'chat.completion', model: 'gpt-test', choices: [] },
       }),
@@ -335,11 +326,11 @@ describe('openAIChatModel errors', () => {
   });
 
   it('classifies HTTP errors the same way when streaming, and retries them', async () => {
-    server.enqueue(fakeFaults.contextOverflow());
+    server().enqueue(fakeFaults.contextOverflow());
     expect(await failure(model({ stream: true }).generate(request()))).toMatchObject({
       kind: 'context_overflow',
     });
-    server.enqueue(fakeFaults.rateLimited({ retryAfterSeconds: 0.01 }), {
+    server().enqueue(fakeFaults.rateLimited({ retryAfterSeconds: 0.01 }), {
       text: 'streamed after the wait',
     });
     await expect(model({ stream: true }).generate(request())).resolves.toMatchObject({
@@ -348,16 +339,16 @@ describe('openAIChatModel errors', () => {
   });
 
   it('ends a hanging request as aborted as soon as the signal aborts', async () => {
-    server.enqueue(fakeFaults.hang());
+    server().enqueue(fakeFaults.hang());
     const controller = new AbortController();
     const pending = model().generate(request({ signal: controller.signal }));
-    await waitFor(() => server.requests.length === 1);
+    await waitFor(() => server().requests.length === 1);
     controller.abort();
     expect(await failure(pending)).toMatchObject({ kind: 'aborted', retryable: false });
   });
 
   it('ends a stream as aborted when the signal aborts mid-stream', async () => {
-    server.enqueue({ text: 'word '.repeat(200), chunkSize: 5, chunkDelayMs: 20 });
+    server().enqueue({ text: 'word '.repeat(200), chunkSize: 5, chunkDelayMs: 20 });
     const controller = new AbortController();
     const deltas: string[] = [];
     const pending = model({ stream: true }).generate(

@@ -1,24 +1,14 @@
-import { createAgentLoop, MemorySessionStore, openAIChatModel, runTurn } from 'loopkeeper';
+import { createAgentLoop, MemorySessionStore, runTurn } from 'loopkeeper';
 import type { ModelRequest, OpenAIChatModelOptions } from 'loopkeeper/model';
-import { type FakeOpenAIServer, fakeFaults, startFakeOpenAIServer } from 'loopkeeper/testing';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fakeFaults } from 'loopkeeper/testing';
+import { describe, expect, it } from 'vitest';
+import { fakeServerModel, fakeServerPerTest } from '../support/fake-server.js';
 import { sharedTokenCounter } from '../support/loop-harness.js';
 
-let server: FakeOpenAIServer;
-beforeEach(async () => {
-  server = await startFakeOpenAIServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = fakeServerPerTest();
 
 function model(options: Partial<OpenAIChatModelOptions> = {}) {
-  return openAIChatModel({
-    baseURL: server.url,
-    apiKey: 'test-key',
-    model: 'gpt-test',
-    ...options,
-  });
+  return fakeServerModel(server(), options);
 }
 
 function request(signal = new AbortController().signal): ModelRequest {
@@ -61,7 +51,7 @@ describe('openAIChatModel usage blocks that are not numbers', () => {
     {},
   ]) {
     it(`keeps the answer and reports no usage for ${JSON.stringify(usage)}`, async () => {
-      server.enqueue(completion(usage));
+      server().enqueue(completion(usage));
       const response = await model({ maxRetries: 0 }).generate(request());
       expect(response.text).toBe('Hi.');
       expect(response.usage).toBeUndefined();
@@ -69,7 +59,7 @@ describe('openAIChatModel usage blocks that are not numbers', () => {
   }
 
   it('lets a loop run complete and log the answer, streamed or not', async () => {
-    server.enqueue(
+    server().enqueue(
       completion({ completion_tokens: 3 }),
       sse([{ role: 'assistant', content: 'Streamed hi.' }], 'stop', { prompt_tokens: null }),
     );
@@ -97,7 +87,7 @@ describe('openAIChatModel streamed tool-call deltas without index', () => {
     const call = (fields: Record<string, unknown>) => ({
       tool_calls: [{ type: 'function', ...fields }],
     });
-    server.enqueue(
+    server().enqueue(
       sse(
         [
           { role: 'assistant', content: null },
@@ -121,7 +111,7 @@ describe('openAIChatModel streamed tool-call deltas without index', () => {
     const call = (fields: Record<string, unknown>) => ({
       tool_calls: [{ type: 'function', ...fields }],
     });
-    server.enqueue(
+    server().enqueue(
       sse(
         [
           call({ index: 0, id: 'call_a', function: { name: 'a', arguments: '{' } }),

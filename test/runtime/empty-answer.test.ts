@@ -1,30 +1,14 @@
-import {
-  createAgentLoop,
-  MemorySessionStore,
-  openAgentLoop,
-  openAIChatModel,
-  runTurn,
-} from 'loopkeeper';
-import {
-  type FakeOpenAIServer,
-  type FakeRequest,
-  fakeFaults,
-  startFakeOpenAIServer,
-} from 'loopkeeper/testing';
+import { createAgentLoop, MemorySessionStore, openAgentLoop, runTurn } from 'loopkeeper';
+import { type FakeRequest, fakeFaults } from 'loopkeeper/testing';
 import type { TokenCounter } from 'loopkeeper/tokens';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fakeServerModel, fakeServerPerTest } from '../support/fake-server.js';
 import { sharedTokenCounter } from '../support/loop-harness.js';
 
 let tokens: TokenCounter;
-let server: FakeOpenAIServer;
+const server = fakeServerPerTest();
 beforeAll(async () => {
   tokens = await sharedTokenCounter();
-});
-beforeEach(async () => {
-  server = await startFakeOpenAIServer();
-});
-afterEach(async () => {
-  await server.close();
 });
 
 /** What OpenAI refuses: an assistant message with neither content nor tool calls. */
@@ -48,13 +32,7 @@ function strictHandler(request: FakeRequest) {
 }
 
 function model(stream: boolean) {
-  return openAIChatModel({
-    baseURL: server.url,
-    apiKey: 'test-key',
-    model: 'gpt-test',
-    maxRetries: 0,
-    stream,
-  });
+  return fakeServerModel(server(), { maxRetries: 0, stream });
 }
 
 async function readAll(store: MemorySessionStore, sessionId: string) {
@@ -72,8 +50,8 @@ describe('createAgentLoop with an empty model answer', () => {
     it(`fails the run with model_empty_answer on finish_reason ${finishReason}${stream ? ' (streamed)' : ''} and the session goes on`, async () => {
       const store = new MemorySessionStore();
       const sessionId = `empty-${finishReason}-${stream}`;
-      server.enqueue({ text: '', finishReason });
-      server.setHandler(strictHandler);
+      server().enqueue({ text: '', finishReason });
+      server().setHandler(strictHandler);
       const loop = createAgentLoop({ model: model(stream), store, sessionId, tokens });
       loop.start();
 
@@ -101,7 +79,7 @@ describe('createAgentLoop with an empty model answer', () => {
       const reopened = await openAgentLoop({ model: model(stream), store, sessionId, tokens });
       reopened.start();
       expect((await runTurn(reopened, 'And after reopening?')).outcome).toBe('completed');
-      expect(server.requests.map(emptyAssistantMessages)).toEqual([0, 0, 0]);
+      expect(server().requests.map(emptyAssistantMessages)).toEqual([0, 0, 0]);
     });
   }
 
@@ -115,13 +93,13 @@ describe('createAgentLoop with an empty model answer', () => {
       { type: 'items-appended', runId: 'r1', items: [{ kind: 'assistant', id: 'a1' }] },
       { type: 'run-finished', runId: 'r1', outcome: 'completed', steps: 1 },
     ]);
-    server.setHandler(strictHandler);
+    server().setHandler(strictHandler);
     const loop = await openAgentLoop({ model: model(false), store, sessionId, tokens });
     loop.start();
     expect((await runTurn(loop, 'Are you there?')).outcome).toBe('completed');
     expect((await runTurn(loop, 'Still there?')).outcome).toBe('completed');
-    expect(server.requests.map(emptyAssistantMessages)).toEqual([0, 0]);
-    expect(server.requests[0]?.body?.messages?.map((message) => message.role)).toEqual([
+    expect(server().requests.map(emptyAssistantMessages)).toEqual([0, 0]);
+    expect(server().requests[0]?.body?.messages?.map((message) => message.role)).toEqual([
       'user',
       'user',
     ]);
