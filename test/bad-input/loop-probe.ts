@@ -16,7 +16,7 @@ import type { RunFinished } from 'loopkeeper/runtime';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import type { AnyToolDefinition } from 'loopkeeper/tools';
 import { keepsPrefix } from '../faults/fault-row.js';
-import { whenIdle } from '../support/loop-harness.js';
+import { readSession, whenIdle } from '../support/loop-harness.js';
 
 export interface LoopProbeOptions {
   /** Must answer the warm-up turn (`Hello.`) with its first answer. */
@@ -49,12 +49,6 @@ export interface LoopProbe {
   readonly events: readonly SessionEvent[];
 }
 
-async function readEvents(store: SessionStore, sessionId: string): Promise<SessionEvent[]> {
-  const events: SessionEvent[] = [];
-  for await (const event of store.read(sessionId)) events.push(event);
-  return events;
-}
-
 /**
  * Sends a warm-up turn, then the bad input, then one well-formed turn, and reports what the
  * log and the actor looked like: the loop's side of every bad-input row.
@@ -85,19 +79,19 @@ export async function probeLoop({
       throw new Error(`warm-up turn ended ${warmUp.outcome}: ${warmUp.error?.message}`);
     }
     const sessionId = loop.session.sessionId;
-    const before = await readEvents(store, sessionId);
+    const before = await readSession(store, sessionId);
     const finished = await runTurn(loop, content as UserContent);
     await whenIdle(loop);
     const snapshot = loop.getSnapshot();
     const idle = snapshot.value === 'idle' && snapshot.context.queue.length === 0;
-    const after = await readEvents(store, sessionId);
+    const after = await readSession(store, sessionId);
     const logValid = validateTranscript(effectiveHistory(after)).length === 0;
     const logged = after.slice(before.length);
     const appended = logged.flatMap((event) =>
       event.type === 'items-appended' ? event.items : [],
     );
     const next = await runTurn(loop, 'Thanks, carry on.');
-    const events = await readEvents(store, sessionId);
+    const events = await readSession(store, sessionId);
     return {
       finished,
       next,

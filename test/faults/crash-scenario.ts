@@ -14,6 +14,7 @@ import type { RunFinished } from 'loopkeeper/runtime';
 import { ScriptedModel } from 'loopkeeper/testing';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import { runChildUntilKilled } from '../support/kill-child.js';
+import { readSession } from '../support/loop-harness.js';
 import { type FaultRow, keepsPrefix } from './fault-row.js';
 
 interface ChildReport {
@@ -50,12 +51,6 @@ async function runChildAndKill({
   return reports;
 }
 
-async function readEvents(store: FileSessionStore, sessionId: string): Promise<SessionEvent[]> {
-  const events: SessionEvent[] = [];
-  for await (const event of store.read(sessionId)) events.push(event);
-  return events;
-}
-
 export interface CrashResult {
   readonly row: FaultRow;
   readonly reports: readonly ChildReport[];
@@ -78,7 +73,7 @@ export async function runCrashScenario(tokens: TokenCounter): Promise<CrashResul
     const reports = await runChildAndKill({ directory, sessionId, completedRuns: 3 });
     const store = new FileSessionStore({ directory });
     try {
-      const beforeResume = await readEvents(store, sessionId);
+      const beforeResume = await readSession(store, sessionId);
       const inspect = defineTool({
         name: 'inspect',
         description: 'Inspects a file slowly.',
@@ -106,7 +101,7 @@ export async function runCrashScenario(tokens: TokenCounter): Promise<CrashResul
       loop.start();
       const resumed = await runTurn(loop, 'Carry on after the crash.');
       loop.stop();
-      const afterResume = await readEvents(store, sessionId);
+      const afterResume = await readSession(store, sessionId);
       const history = effectiveHistory(afterResume);
       const interrupted = afterResume.find(
         (event) => event.type === 'run-finished' && event.error?.code === 'interrupted',

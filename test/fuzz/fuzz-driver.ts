@@ -9,7 +9,6 @@ import {
   ModelError,
   openAgentLoop,
   runTurn,
-  type SessionEvent,
   tokenBudgetTrigger,
   validateTranscript,
 } from 'loopkeeper';
@@ -17,6 +16,7 @@ import { SUMMARY_SECTIONS } from 'loopkeeper/compaction';
 import { type ScriptedAnswer, type ScriptedFailure, ScriptedModel } from 'loopkeeper/testing';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import { FailingStore } from '../faults/failing-store.js';
+import { readSession } from '../support/loop-harness.js';
 import type { PlannedAnswer, PlannedSummary, SessionPlan, ToolMode } from './fuzz-plan.js';
 
 /** Running totals over every session the fuzz drives. */
@@ -53,12 +53,6 @@ function untilAborted(signal: AbortSignal): Promise<never> {
     if (signal.aborted) reject(signal.reason);
     signal.addEventListener('abort', () => reject(signal.reason), { once: true });
   });
-}
-
-async function readAll(store: MemorySessionStore, sessionId: string): Promise<SessionEvent[]> {
-  const events: SessionEvent[] = [];
-  for await (const event of store.read(sessionId)) events.push(event);
-  return events;
 }
 
 function same(left: unknown, right: unknown): boolean {
@@ -185,7 +179,7 @@ export async function runSessionPlan({
     if (finished.error?.code === 'unexpected') {
       violations.push(`run ended with an untyped error: ${finished.error.message}`);
     }
-    const events = await readAll(store, live.session.sessionId);
+    const events = await readSession(store, live.session.sessionId);
     const history = effectiveHistory(events);
     const problems = validateTranscript(history);
     if (problems.length > 0) {
@@ -207,7 +201,7 @@ export async function runSessionPlan({
   if (!same(reopened.session.items, live.session.items)) {
     violations.push('a loop reopened from the log has a different history');
   }
-  const started = (await readAll(store, live.session.sessionId)).filter(
+  const started = (await readSession(store, live.session.sessionId)).filter(
     (event) => event.type === 'run-started',
   ).length;
   if (reopened.session.runs !== started) {

@@ -10,7 +10,6 @@ import {
   MemorySessionStore,
   openAIChatModel,
   runTurn,
-  type SessionEvent,
   tokenBudgetTrigger,
   validateTranscript,
 } from 'loopkeeper';
@@ -23,7 +22,12 @@ import {
 import type { TokenCounter } from 'loopkeeper/tokens';
 import { createItemId } from 'loopkeeper/transcript';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { recordTelemetry, sharedTokenCounter, whenIdle } from '../support/loop-harness.js';
+import {
+  readSession,
+  recordTelemetry,
+  sharedTokenCounter,
+  whenIdle,
+} from '../support/loop-harness.js';
 import { loadTranscriptFixtures } from '../support/transcripts.js';
 
 let tokens: TokenCounter;
@@ -37,12 +41,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-async function readAll(store: MemorySessionStore, sessionId: string): Promise<SessionEvent[]> {
-  const events: SessionEvent[] = [];
-  for await (const event of store.read(sessionId)) events.push(event);
-  return events;
-}
 
 const lookup = defineTool({
   name: 'lookup',
@@ -108,7 +106,7 @@ describe('createAgentLoop with openAIChatModel over HTTP', () => {
       second.filter((message) => message.role === 'tool').map((message) => message.tool_call_id),
     ).toEqual(['call_a', 'call_b']);
     expect(server.requests[0]?.body?.tools).toHaveLength(1);
-    const events = await readAll(store, loop.session.sessionId);
+    const events = await readSession(store, loop.session.sessionId);
     expect(effectiveHistory(events)).toEqual(loop.session.items);
     expect(events.map((event) => event.type)).toContain('usage-reported');
     expect(telemetry.filter((event) => event.type === 'ToolCallFinished')).toHaveLength(3);
@@ -179,7 +177,7 @@ describe('createAgentLoop with openAIChatModel over HTTP', () => {
     expect(finished.outcome).toBe('completed');
     const started = telemetry.filter((event) => event.type === 'CompactionStarted');
     expect(started.map((event) => event.reason)).toEqual(['overflow']);
-    const events = await readAll(store, loop.session.sessionId);
+    const events = await readSession(store, loop.session.sessionId);
     const marker = events.find((event) => event.type === 'transcript-replaced');
     expect(marker).toMatchObject({ reason: 'overflow' });
     // The retried request no longer holds the big output.
@@ -260,7 +258,7 @@ describe('createAgentLoop with openAIChatModel over HTTP', () => {
     expect(telemetry.some((event) => event.type === 'EmergencyPruneApplied' && event.fits)).toBe(
       true,
     );
-    const events = await readAll(store, loop.session.sessionId);
+    const events = await readSession(store, loop.session.sessionId);
     const markers = events.filter((event) => event.type === 'transcript-replaced');
     expect(markers.length).toBeGreaterThan(0);
     // No marker records a summary: every failed summary wrote nothing.
@@ -302,7 +300,7 @@ describe('createAgentLoop with openAIChatModel over HTTP', () => {
     expect(finished.outcome).toBe('failed');
     expect(finished.error?.name).toBe('MutatorError');
     expect(server.requests).toHaveLength(1);
-    const events = await readAll(store, loop.session.sessionId);
+    const events = await readSession(store, loop.session.sessionId);
     expect(events.some((event) => event.type === 'transcript-replaced')).toBe(false);
     expect(loop.getSnapshot().context.lastError?.name).toBe('MutatorError');
     expect(telemetry.filter((event) => event.type === 'MutationStarted')).toHaveLength(1);
@@ -349,7 +347,7 @@ describe('createAgentLoop with openAIChatModel over HTTP', () => {
     const finished = await runTurn(loop, 'hello there');
     expect(finished.error?.name).toBe('MutatorError');
     expect(server.requests).toHaveLength(0);
-    const events = await readAll(store, loop.session.sessionId);
+    const events = await readSession(store, loop.session.sessionId);
     expect(events.some((event) => event.type === 'transcript-replaced')).toBe(false);
     loop.stop();
   });
@@ -392,7 +390,7 @@ describe('createAgentLoop with openAIChatModel over HTTP', () => {
     await expect(finished).resolves.toMatchObject({ outcome: 'aborted' });
     await whenIdle(loop);
     expect(validateTranscript(loop.session.items)).toEqual([]);
-    const events = await readAll(store, loop.session.sessionId);
+    const events = await readSession(store, loop.session.sessionId);
     expect(events.at(-1)).toMatchObject({ type: 'run-finished', outcome: 'aborted' });
     expect(telemetry.at(-1)?.type).toBe('RunFinished');
     loop.stop();
@@ -491,7 +489,7 @@ describe('createAgentLoop with openAIChatModel over HTTP', () => {
     expect(next).toBe(session.answers.length);
     const compactions = telemetry.filter((event) => event.type === 'CompactionFinished');
     expect(compactions.length).toBeGreaterThanOrEqual(3);
-    const events = await readAll(store, loop.session.sessionId);
+    const events = await readSession(store, loop.session.sessionId);
     const history = effectiveHistory(events);
     expect(history).toEqual(loop.session.items);
     expect(validateTranscript(history)).toEqual([]);

@@ -3,7 +3,7 @@ import { type FakeRequest, fakeFaults } from 'loopkeeper/testing';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fakeServerModel, fakeServerPerTest } from '../support/fake-server.js';
-import { sharedTokenCounter } from '../support/loop-harness.js';
+import { readSession, sharedTokenCounter } from '../support/loop-harness.js';
 
 let tokens: TokenCounter;
 const server = fakeServerPerTest();
@@ -35,12 +35,6 @@ function model(stream: boolean) {
   return fakeServerModel(server(), { maxRetries: 0, stream });
 }
 
-async function readAll(store: MemorySessionStore, sessionId: string) {
-  const events = [];
-  for await (const event of store.read(sessionId)) events.push(event);
-  return events;
-}
-
 describe('createAgentLoop with an empty model answer', () => {
   for (const [finishReason, stream] of [
     ['length', false],
@@ -61,7 +55,7 @@ describe('createAgentLoop with an empty model answer', () => {
         error: { name: 'ModelError', code: 'model_empty_answer' },
       });
       expect(empty.error?.message).toContain(`finish_reason: ${finishReason}`);
-      const events = await readAll(store, sessionId);
+      const events = await readSession(store, sessionId);
       expect(events.at(-1)).toMatchObject({
         type: 'run-finished',
         outcome: 'failed',

@@ -10,14 +10,13 @@ import {
   type Item,
   openAgentLoop,
   runTurn,
-  type SessionEvent,
   type SessionStore,
   tokenBudgetTrigger,
 } from 'loopkeeper';
 import { type ScriptedAnswer, ScriptedModel } from 'loopkeeper/testing';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { sharedTokenCounter } from '../support/loop-harness.js';
+import { readSession, sharedTokenCounter } from '../support/loop-harness.js';
 
 let tokens: TokenCounter;
 let directory: string | undefined;
@@ -65,12 +64,6 @@ function shape(items: readonly Item[]): unknown[] {
   return items.map(({ id: _id, ...rest }) => rest);
 }
 
-async function readAll(store: SessionStore, sessionId: string): Promise<SessionEvent[]> {
-  const events: SessionEvent[] = [];
-  for await (const event of store.read(sessionId)) events.push(event);
-  return events;
-}
-
 describe('resuming a session from its log', () => {
   it('continues after a stop exactly as if it had never stopped', async () => {
     directory = await mkdtemp(join(tmpdir(), 'loopkeeper-resume-'));
@@ -97,8 +90,8 @@ describe('resuming a session from its log', () => {
     for (let turn = 3; turn < 6; turn += 1) await runTurn(second, `question ${turn}`);
     second.stop();
 
-    const resumedEvents = await readAll(secondStore, 'resume-me');
-    const referenceEvents = await readAll(
+    const resumedEvents = await readSession(secondStore, 'resume-me');
+    const referenceEvents = await readSession(
       new FileSessionStore({ directory: join(directory, 'reference') }),
       'resume-me',
     );

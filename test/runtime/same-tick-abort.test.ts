@@ -1,22 +1,10 @@
-import {
-  createAgentLoop,
-  MemorySessionStore,
-  runTurn,
-  type SessionEvent,
-  validateTranscript,
-} from 'loopkeeper';
+import { createAgentLoop, MemorySessionStore, runTurn, validateTranscript } from 'loopkeeper';
 import type { RunFinished } from 'loopkeeper/runtime';
 import { ScriptedModel } from 'loopkeeper/testing';
 import { describe, expect, it } from 'vitest';
-import { nextEvent, sharedTokenCounter, whenIdle } from '../support/loop-harness.js';
+import { nextEvent, readSession, sharedTokenCounter, whenIdle } from '../support/loop-harness.js';
 
 const trials = 60;
-
-async function readAll(store: MemorySessionStore, sessionId: string): Promise<SessionEvent[]> {
-  const events: SessionEvent[] = [];
-  for await (const event of store.read(sessionId)) events.push(event);
-  return events;
-}
 
 /** Lets `ticks` rounds of microtasks (and, past 3, macrotasks) run before the abort. */
 async function wait(ticks: number): Promise<void> {
@@ -56,7 +44,7 @@ describe('createAgentLoop abort in the same tick as the message', () => {
       const next = await runTurn(loop, `follow-up ${trial}`);
       expect(next.outcome).toBe('completed');
 
-      const events = await readAll(store, 'same-tick');
+      const events = await readSession(store, 'same-tick');
       const started = events.flatMap((event) =>
         event.type === 'run-started' ? [event.runId] : [],
       );

@@ -1,4 +1,10 @@
-import { type AgentLoopActor, createTokenCounter, type TelemetryEvent } from 'loopkeeper';
+import {
+  type AgentLoopActor,
+  createTokenCounter,
+  type SessionEvent,
+  type SessionStore,
+  type TelemetryEvent,
+} from 'loopkeeper';
 import type { TokenCounter } from 'loopkeeper/tokens';
 
 let counter: Promise<TokenCounter> | undefined;
@@ -44,4 +50,11 @@ export function nextEvent<Type extends TelemetryEvent['type']>(
       resolve(event as Extract<TelemetryEvent, { type: Type }>);
     });
   });
+}
+
+/** Every event of a session, in order, as the store returns them. */
+export async function readSession(store: SessionStore, sessionId: string): Promise<SessionEvent[]> {
+  const events: SessionEvent[] = [];
+  for await (const event of store.read(sessionId)) events.push(event);
+  return events;
 }
