@@ -57,10 +57,10 @@ export function loopFailure(name: string, code: string, message: string): Serial
 }
 
 /** The provider refusals the loop answers by compacting and retrying instead of failing. */
-export function providerRefusal(error: unknown): 'overflow' | 'payload-too-large' | null {
+export function providerRefusal(error: unknown): 'overflow' | 'payload_too_large' | null {
   if (!isLoopkeeperError(error)) return null;
   const code = safely(() => error.code);
   if (code === 'model_context_overflow') return 'overflow';
-  if (code === 'model_payload_too_large') return 'payload-too-large';
+  if (code === 'model_payload_too_large') return 'payload_too_large';
   return null;
 }

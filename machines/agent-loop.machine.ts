@@ -163,7 +163,7 @@ export const agentLoopMachine = setup({
       event.type === 'loop.telemetry' ? event.event : (undefined as never),
     ),
     finishCompleted: assign({ finishing: { outcome: 'completed', error: null } }),
-    finishStepLimit: assign({ finishing: { outcome: 'step-limit', error: null } }),
+    finishStepLimit: assign({ finishing: { outcome: 'step_limit', error: null } }),
     finishAborted: assign({
       finishing: { outcome: 'aborted', error: abortedByHost },
       message: null,

@@ -13,7 +13,7 @@ export interface CompactionBudgetForOptions {
 
 /**
  * The budget one compaction works to. For a threshold or manual compaction it is the
- * trigger's. After the provider refused a request (`overflow`, `payload-too-large`) our
+ * trigger's. After the provider refused a request (`overflow`, `payload_too_large`) our
  * estimate evidently undercounts, so when it claims the transcript already fits, the target
  * drops to a share of the estimate: a retry with an unchanged transcript would only fail again.
  */
@@ -22,7 +22,7 @@ export function compactionBudgetFor({
   budget,
   tokens,
 }: CompactionBudgetForOptions): CompactionBudget {
-  if (reason !== 'overflow' && reason !== 'payload-too-large') return budget;
+  if (reason !== 'overflow' && reason !== 'payload_too_large') return budget;
   if (tokens > budget.targetTokens) return budget;
   const targetTokens = Math.floor(tokens * REACTIVE_TARGET_RATIO);
   return { maxTokens: Math.min(budget.maxTokens, tokens), targetTokens };

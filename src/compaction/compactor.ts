@@ -163,7 +163,7 @@ function buildCompactor({
         : { tokens, backend, signal, originalOf };
 
     const tier1 =
-      reason === 'payload-too-large'
+      reason === 'payload_too_large'
         ? largestFirst
         : reason === 'overflow'
           ? largestAfter

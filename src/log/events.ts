@@ -6,10 +6,13 @@ import type { Item } from '../transcript/types.js';
  * - 2: the same events; each line of a `FileSessionStore` log ends with `"crc"`, the CRC-32 of
  *   the line before that field, so a damaged line is told from a torn write. Version 1 lines
  *   (no checksum) are still read.
+ * - 3: string values are snake_case like every other union: a `transcript-replaced` reason
+ *   `payload_too_large` (was `payload-too-large`) and a `run-finished` outcome `step_limit`
+ *   (was `step-limit`). Older lines are read with the new spellings (`upgradeStoredEvent`).
  */
-export const SESSION_SCHEMA_VERSION = 2;
+export const SESSION_SCHEMA_VERSION = 3;
 
-export type CompactionReason = 'threshold' | 'overflow' | 'payload-too-large' | 'manual';
+export type CompactionReason = 'threshold' | 'overflow' | 'payload_too_large' | 'manual';
 export type CompactionTier = 'structural' | 'summary' | 'emergency' | 'mutator';
 
 /**
@@ -61,7 +64,7 @@ export interface RunStartedEvent extends EventBase {
   readonly runId: string;
 }
 
-export type RunOutcome = 'completed' | 'failed' | 'aborted' | 'step-limit';
+export type RunOutcome = 'completed' | 'failed' | 'aborted' | 'step_limit';
 
 export interface RunFinishedEvent extends EventBase {
   readonly type: 'run-finished';

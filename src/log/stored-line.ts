@@ -2,6 +2,7 @@ import type { StoreErrorCode } from '../errors/error-codes.js';
 import { StoreError } from '../errors/index.js';
 import { SESSION_EVENT_TYPES, SESSION_SCHEMA_VERSION, type SessionEvent } from './events.js';
 import { checkSeal } from './line-checksum.js';
+import { upgradeStoredEvent } from './upgrade-stored-event.js';
 
 /** Fields a stored line may carry; none is trusted until checked. */
 interface StoredFields {
@@ -73,7 +74,7 @@ export function parseStoredLine({
   }
   if (seal === 'valid') {
     const { crc: _checksum, ...event } = fields;
-    return event as SessionEvent;
+    return upgradeStoredEvent(event as SessionEvent, version);
   }
-  return value as SessionEvent;
+  return upgradeStoredEvent(value as SessionEvent, version);
 }

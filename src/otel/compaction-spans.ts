@@ -33,7 +33,7 @@ const EMERGENCY_PRUNE = 'emergencyPrune';
 
 /** A compaction is reactive when a provider refused the request, not when a trigger fired. */
 function isReactive(reason: CompactionReason): boolean {
-  return reason === 'overflow' || reason === 'payload-too-large';
+  return reason === 'overflow' || reason === 'payload_too_large';
 }
 
 function reasonAttributes(reason: CompactionReason): Attributes {

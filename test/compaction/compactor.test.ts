@@ -372,7 +372,7 @@ describe('createCompactor', () => {
     const outcome = await compactor.compact({
       transcript: session,
       tokens,
-      reason: 'payload-too-large',
+      reason: 'payload_too_large',
       signal: signal(),
     });
     expect(outcome.strategies[0]).toBe('pruneLargestToolResults');

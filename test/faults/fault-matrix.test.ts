@@ -194,7 +194,7 @@ const cases: readonly MatrixCase[] = [
     errorCode: '-',
     check: ({ telemetry }) => {
       const started = telemetry.find((event) => event.type === 'CompactionStarted');
-      expect(started?.type === 'CompactionStarted' && started.reason).toBe('payload-too-large');
+      expect(started?.type === 'CompactionStarted' && started.reason).toBe('payload_too_large');
     },
   },
   summarizerCase('error', 'summary_failed'),

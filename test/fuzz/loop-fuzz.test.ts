@@ -41,7 +41,7 @@ describe('createAgentLoop under fuzzed models, tools, summarizers and aborts', (
       // The fuzz is only as good as what it reached: every outcome and plenty of requests.
       expect(totals.requestsChecked).toBeGreaterThan(numRuns * 3);
       expect(Object.keys(totals.outcomes).sort()).toEqual(
-        numRuns >= 200 ? ['aborted', 'completed', 'failed', 'step-limit'] : expect.any(Array),
+        numRuns >= 200 ? ['aborted', 'completed', 'failed', 'step_limit'] : expect.any(Array),
       );
     },
     // About 35 ms a session; a raised LOOPKEEPER_FUZZ_RUNS gets the time it needs.

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import * as zlib from 'node:zlib';
 import fc from 'fast-check';
 import { FileSessionStore, type SessionEvent, StoreError } from 'loopkeeper';
+import { SESSION_SCHEMA_VERSION } from 'loopkeeper/log';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tableCrc32 } from '../../src/log/line-checksum.js';
 import { user } from '../support/items.js';
@@ -144,7 +145,7 @@ describe('FileSessionStore line checksums', () => {
     expect(events.map((event) => [event.v, event.seq])).toEqual([
       [1, 1],
       [1, 2],
-      [2, 3],
+      [SESSION_SCHEMA_VERSION, 3],
     ]);
     expect((await readFile(logPath('old'), 'utf8')).split('\n')[2]).toMatch(
       /"crc":"[0-9a-f]{8}"}$/,

@@ -74,7 +74,7 @@ describe('FileSessionStore', () => {
     expect(text.endsWith('\n')).toBe(true);
     const lines = text.trimEnd().split('\n');
     expect(lines.map((line) => JSON.parse(line).seq)).toEqual([1, 2]);
-    expect(JSON.parse(lines[1] ?? '')).toMatchObject({ v: 2, type: 'run-started', runId: 'r' });
+    expect(JSON.parse(lines[1] ?? '')).toMatchObject({ v: 3, type: 'run-started', runId: 'r' });
     // Each line ends with the CRC-32 of what precedes the field; the events returned omit it.
     for (const line of lines) expect(line).toMatch(/,"crc":"[0-9a-f]{8}"}$/);
     expect(await collect(open().read('s1'))).not.toContainEqual(
@@ -166,12 +166,52 @@ describe('FileSessionStore', () => {
   it('refuses a schema version it does not know with StoreError', async () => {
     await writeFiveEvents('s1');
     const lines = (await readFile(logPath('s1'), 'utf8')).split('\n');
-    lines[1] = reseal((lines[1] ?? '').replace('"v":2', '"v":3'));
+    lines[1] = reseal((lines[1] ?? '').replace('"v":3', '"v":4'));
     await writeFile(logPath('s1'), lines.join('\n'));
     const error = await rejection(collect(open().read('s1')));
     expect(StoreError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ code: 'unsupported_schema_version' });
     expect((error as Error).message).toContain('line 2');
+  });
+
+  it('reads the kebab-case values of schema 2 logs with their snake_case spelling', async () => {
+    await writeFiveEvents('s1');
+    const store = open();
+    await store.append('s1', [
+      { type: 'run-finished', runId: 'old', outcome: 'step_limit', steps: 50 },
+      {
+        type: 'transcript-replaced',
+        runId: 'old',
+        throughSeq: 5,
+        view: [],
+        reason: 'payload_too_large',
+        tier: 'structural',
+        strategies: [],
+        tokensBefore: 10,
+        tokensAfter: 5,
+      },
+    ]);
+    await store.close();
+    // Rewrite the two lines as schema 2 wrote them: version 2, kebab-case values.
+    const lines = (await readFile(logPath('s1'), 'utf8')).split('\n');
+    for (const index of [5, 6]) {
+      lines[index] = reseal(
+        (lines[index] ?? '')
+          .replace('"v":3', '"v":2')
+          .replace('"step_limit"', '"step-limit"')
+          .replace('"payload_too_large"', '"payload-too-large"'),
+      );
+    }
+    await writeFile(logPath('s1'), lines.join('\n'));
+    const events = await collect(open().read('s1'));
+    expect(events[5]).toMatchObject({ v: 2, type: 'run-finished', outcome: 'step_limit' });
+    expect(events[6]).toMatchObject({
+      v: 2,
+      type: 'transcript-replaced',
+      reason: 'payload_too_large',
+    });
+    // Only older versions are upgraded: a current line is read exactly as written.
+    expect(events[4]).toMatchObject({ v: 3 });
   });
 
   describe('single-writer lock', () => {

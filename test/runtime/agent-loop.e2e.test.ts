@@ -215,7 +215,7 @@ describe('createAgentLoop with openAIChatModel over HTTP', () => {
     const finished = await runTurn(loop, 'go');
     expect(finished.outcome).toBe('completed');
     expect(telemetry.find((event) => event.type === 'CompactionStarted')).toMatchObject({
-      reason: 'payload-too-large',
+      reason: 'payload_too_large',
     });
     const results = loop.session.items.filter((item) => item.kind === 'toolResult');
     const large = results.find((item) => item.callId === 'call_large');

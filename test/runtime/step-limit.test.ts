@@ -31,12 +31,12 @@ describe('maxStepsPerRun', () => {
     const loop = createAgentLoop({ model, tools: [ping], tokens, maxStepsPerRun: 3 });
     loop.start();
     const finished = await runTurn(loop, 'ping until told otherwise');
-    expect(finished).toMatchObject({ outcome: 'step-limit', steps: 3 });
+    expect(finished).toMatchObject({ outcome: 'step_limit', steps: 3 });
     expect(finished.error).toBeUndefined();
     expect(model.requests).toHaveLength(3);
     expect(validateTranscript(loop.session.items)).toEqual([]);
     expect(loop.session.items.filter((item) => item.kind === 'toolResult')).toHaveLength(3);
-    expect(loop.getSnapshot().context.lastOutcome).toBe('step-limit');
+    expect(loop.getSnapshot().context.lastOutcome).toBe('step_limit');
     const next = await runTurn(loop, 'stop now');
     expect(next.outcome).toBe('completed');
     loop.stop();

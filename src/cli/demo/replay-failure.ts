@@ -20,7 +20,7 @@ export function replayFailure({
   maxSteps: number;
 }): LoopkeeperError {
   const where = `Replay turn ${turn} (${recording})`;
-  if (finished.outcome === 'step-limit') {
+  if (finished.outcome === 'step_limit') {
     return new LoopkeeperError(
       'demo_step_limit',
       `${where} was ended by the step limit after ${finished.steps} model requests (at most ${maxSteps} per run); the recording needs more: raise the limit with --max-steps, e.g. --max-steps ${maxSteps * 4}.`,
