@@ -30,7 +30,7 @@ function session(): Item[] {
       {
         kind: 'assistant',
         id: `s${call}`,
-        reasoning: [{ type: 'reasoning', text: `thinking about ${call} `.repeat(20) }],
+        reasoning: [{ text: `thinking about ${call} `.repeat(20) }],
         toolCalls: [{ id: `call_${call}`, name: 'bash', arguments: '{"command":"make"}' }],
       } satisfies AssistantItem,
       output(call, big),

@@ -27,6 +27,10 @@ export interface DropReasoningOptions {
  */
 const strippedCopies = new WeakMap<AssistantItem, AssistantItem>();
 
+function hasReasoning(item: Item): item is AssistantItem {
+  return item.kind === 'assistant' && item.reasoning !== undefined && item.reasoning.length > 0;
+}
+
 function strippedCopy(item: AssistantItem, stripped: AssistantItem): AssistantItem {
   const made = strippedCopies.get(item);
   if (made !== undefined) return made;
@@ -49,6 +53,16 @@ export function dropReasoning({
     name: 'dropReasoning',
     async apply(request, { tokens }) {
       const { transcript } = request;
+      // Most transcripts hold no reasoning at all: then there is no turn boundary to find.
+      if (!transcript.some(hasReasoning)) {
+        return skippedResult(
+          transcript,
+          tokens,
+          'no-reasoning',
+          {},
+          requestTokensOf(request, tokens),
+        );
+      }
       const boundary = keepLastTurn ? latestTurnStart(transcript) : transcript.length;
       const output: Item[] = [];
       let itemsRemoved = 0;
@@ -56,7 +70,7 @@ export function dropReasoning({
       // What the changes save, item by item: the total after is the total before less this.
       let saved = 0;
       transcript.forEach((item, index) => {
-        if (index >= boundary || item.kind !== 'assistant' || (item.reasoning ?? []).length === 0) {
+        if (index >= boundary || !hasReasoning(item)) {
           output.push(item);
           return;
         }
