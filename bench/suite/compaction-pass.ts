@@ -4,6 +4,7 @@ import { dropReasoning } from '../../src/compaction/strategies/drop-reasoning.js
 import { pruneToolResults } from '../../src/compaction/strategies/prune-tool-results.js';
 import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
 import { contextWindowTrigger } from '../../src/compaction/triggers/context-window-trigger.js';
+import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import type { TokenCounter } from '../../src/tokens/types.js';
 import type { Item } from '../../src/transcript/types.js';
 import { validateTranscript } from '../../src/transcript/validate-transcript.js';
@@ -20,15 +21,40 @@ import {
 } from './peers/langchain.js';
 import { coreMessagesToItems, createMastraLimiter, toCoreMessages } from './peers/mastra.js';
 import { piKeptItems, piPrepare, piSettings, toPiEntries } from './peers/pi.js';
-import { formatCount, formatMilliseconds, formatPercent, timedMedian } from './stats.js';
+import {
+  formatCount,
+  formatMilliseconds,
+  formatPercent,
+  formatRatio,
+  median,
+  timed,
+} from './stats.js';
 
 const WINDOW = 200_000;
 
 interface PassContender {
   readonly name: string;
   readonly note: string;
-  /** One compaction pass; returns the items the model would see next. */
-  run(): Promise<readonly Item[]>;
+  /**
+   * The state one timed pass starts from (untimed), returning the pass itself, which returns
+   * the items the model would see next. Most contenders start from the same state every time;
+   * loopkeeper's cold and first-pass rows start each run from fresh items and a fresh counter.
+   */
+  prepare(): Promise<() => Promise<readonly Item[]>>;
+  /** Whether this is the row the other times are compared to. */
+  readonly reference?: boolean;
+}
+
+/** The same pass every run: whatever caches it keeps are warm after the warm-up. */
+function steady(
+  run: () => Promise<readonly Item[]>,
+): () => Promise<() => Promise<readonly Item[]>> {
+  return async () => run;
+}
+
+/** Copies of the items as new objects with the same ids: no cache keyed by item object knows them. */
+function freshCopies(items: readonly Item[]): Item[] {
+  return items.map((item) => structuredClone(item));
 }
 
 function contenders({
@@ -65,54 +91,107 @@ function contenders({
   const byId = new Map(items.map((item) => [item.id, item]));
   const tokenCounter = createLangChainTokenCounter();
 
+  const structuralPass = (transcript: readonly Item[], tokens: TokenCounter) => async () =>
+    (await structural.apply({ ...request, transcript }, { tokens, signal })).transcript;
+
   return [
     {
-      name: '**loopkeeper** structural tier',
-      note: '`pipeline(dropReasoning(), pruneToolResults())`: old tool output becomes a placeholder',
-      run: async () => (await structural.apply(request, { tokens: counter, signal })).transcript,
+      name: '**loopkeeper** structural tier, cold',
+      note: '`pipeline(dropReasoning(), pruneToolResults())` on items no counter or cache has seen: every item tokenized, every placeholder written',
+      prepare: async () => structuralPass(freshCopies(items), await createTokenCounter()),
+    },
+    {
+      name: '**loopkeeper** structural tier, first pass in a loop',
+      note: "the same, with the loop's counter, which counted each item as it arrived; no placeholder written yet",
+      prepare: async () => {
+        const transcript = freshCopies(items);
+        const tokens = await createTokenCounter();
+        tokens.count(transcript);
+        return structuralPass(transcript, tokens);
+      },
+    },
+    {
+      name: '**loopkeeper** structural tier, repeat pass in a loop',
+      note: 'the same items again (a pruning skipped as too small, a compaction retried): the copies the first pass made are reused, their counts cached',
+      prepare: steady(structuralPass(items, counter)),
     },
     {
       name: '**loopkeeper** `createCompactor`',
       note: 'structural tier, then `summarizeOlder` with the offline `extractiveSummarizer` while above target',
-      run: async () =>
-        (
-          await compactor.compact({
-            transcript: items,
-            tokens: counter,
-            reason: 'threshold',
-            signal,
-          })
-        ).transcript,
+      prepare: steady(
+        async () =>
+          (
+            await compactor.compact({
+              transcript: items,
+              tokens: counter,
+              reason: 'threshold',
+              signal,
+            })
+          ).transcript,
+      ),
     },
     {
       name: 'AI SDK `pruneMessages`',
       note: 'documented options; it has no token budget',
-      run: async () => modelMessagesToItems(pruneForNextStep(model), items),
+      reference: true,
+      prepare: steady(async () => modelMessagesToItems(pruneForNextStep(model), items)),
     },
     {
       name: 'pi `prepareCompaction`',
       note: `keeps the newest ${formatCount(budget.target)} tokens (chars/4); the summary of the rest needs an LLM call and is not counted`,
-      run: async () =>
+      prepare: steady(async () =>
         piKeptItems({
           firstKeptEntryId: piPrepare({ entries, settings })?.firstKeptEntryId,
           items,
         }),
+      ),
     },
     {
       name: 'Mastra `TokenLimiter`',
       note: 'newest messages within the target (its own js-tiktoken count)',
-      run: async () => coreMessagesToItems(limiter.process(core), coreIndex, items),
+      prepare: steady(async () => coreMessagesToItems(limiter.process(core), coreIndex, items)),
     },
     {
       name: 'LangChain `trimMessages`',
       note: 'newest messages within the target, starting on a human message',
-      run: async () =>
+      prepare: steady(async () =>
         langChainMessagesToItems(
           await trimToBudget(langChain, { maxTokens: budget.target, tokenCounter }),
           byId,
         ),
+      ),
     },
   ];
+}
+
+/**
+ * Warm-up, then the median of many timed passes: runs until at least `minRuns` and about
+ * `milliseconds` of work (at most `maxRuns`) for each, so µs-scale passes settle and 100 ms
+ * ones still finish. Only the pass is timed, never `prepare`.
+ */
+async function measure(
+  contender: PassContender,
+  { minRuns, maxRuns, milliseconds }: { minRuns: number; maxRuns: number; milliseconds: number },
+): Promise<{
+  readonly result: readonly Item[];
+  readonly milliseconds: number;
+  readonly runs: number;
+}> {
+  const runFor = async (keep: boolean) => {
+    const times: number[] = [];
+    let result: readonly Item[] = [];
+    let spent = 0;
+    while (times.length < maxRuns && (times.length < minRuns || spent < milliseconds)) {
+      const pass = await contender.prepare();
+      const measured = await timed(pass);
+      spent += measured.milliseconds;
+      times.push(measured.milliseconds);
+      result = measured.result;
+    }
+    return keep ? { result, milliseconds: median(times), runs: times.length } : undefined;
+  };
+  await runFor(false);
+  return (await runFor(true)) as NonNullable<Awaited<ReturnType<typeof runFor>>>;
 }
 
 async function passRows({
@@ -127,27 +206,37 @@ async function passRows({
   budget: WindowBudget;
 }): Promise<string[][]> {
   const before = counter.count(session.items);
-  const rows: string[][] = [];
+  const measured: {
+    contender: PassContender;
+    result: readonly Item[];
+    milliseconds: number;
+    runs: number;
+  }[] = [];
   for (const contender of contenders({ session, counter, budget })) {
-    // One untimed pass first: every cache a library keeps (loopkeeper's per-item counts,
-    // the memoized LangChain counter) is warm, as it is in a running session.
-    await contender.run();
-    const { result, milliseconds } = await timedMedian(() => contender.run(), {
-      repeats: scale.repeats,
-    });
+    measured.push({ contender, ...(await measure(contender, passTiming(scale))) });
+  }
+  const reference = measured.find((entry) => entry.contender.reference)?.milliseconds ?? Number.NaN;
+  return measured.map(({ contender, result, milliseconds, runs }) => {
     const after = counter.count(result);
     const problems = validateTranscript(result);
-    rows.push([
+    return [
       contender.name,
       formatMilliseconds(milliseconds),
+      formatRatio(milliseconds / reference),
+      formatCount(runs),
       formatCount(after),
       `${formatCount(before - after)} (${formatPercent((before - after) / before)})`,
       after <= budget.target ? 'yes' : 'no',
       problems.length === 0 ? 'valid' : `**${problems.length} problems** (${problems[0]?.kind})`,
       contender.note,
-    ]);
-  }
-  return rows;
+    ];
+  });
+}
+
+function passTiming(scale: BenchScale) {
+  return scale.quick
+    ? { minRuns: 3, maxRuns: 200, milliseconds: 200 }
+    : { minRuns: Math.max(scale.repeats, 5), maxRuns: 1_000, milliseconds: 1_500 };
 }
 
 /** One structural compaction pass over the whole transcript, loopkeeper against each peer. */
@@ -156,20 +245,23 @@ export async function compactionPassBench({
   counter,
   scale,
 }: {
-  readonly sessions: readonly LongSession[];
+  /** Each transcript with what it is (the replay cut at 200k tokens, the lean shape, ...). */
+  readonly sessions: readonly { readonly label: string; readonly session: LongSession }[];
   readonly counter: TokenCounter;
   readonly scale: BenchScale;
 }): Promise<ReportSection> {
   const budget = windowBudget({ window: WINDOW });
   const tables: string[] = [];
-  for (const session of sessions) {
+  for (const { label, session } of sessions) {
     const rows = await passRows({ session, counter, scale, budget });
     tables.push(
-      `**${formatCount(session.tokens)} tokens, ${formatCount(session.toolCalls)} tool calls, ${formatCount(session.items.length)} items**\n\n${markdownTable(
+      `**${label}: ${formatCount(session.tokens)} tokens, ${formatCount(session.toolCalls)} tool calls, ${formatCount(session.items.length)} items**\n\n${markdownTable(
         {
           header: [
             'contender',
             'time',
+            'time / `pruneMessages`',
+            'runs',
             'tokens after',
             'removed',
             'under target',
@@ -177,14 +269,14 @@ export async function compactionPassBench({
             'what it does',
           ],
           rows,
-          right: [1, 2, 3],
+          right: [1, 2, 3, 4, 5],
         },
       )}`,
     );
   }
   return {
     title: '2. One compaction pass over the whole transcript',
-    intro: `Each contender compacts the whole transcript once, to the same budget: loopkeeper's \`contextWindowTrigger({window: ${formatCount(WINDOW)}, outputReserve: ${formatCount(BENCH_OUTPUT_RESERVE)}})\` gives a line of ${formatCount(budget.line)} and a target of ${formatCount(budget.target)} tokens; the peers get the target as their limit. Tokens are counted with loopkeeper's exact o200k counter on the result mapped back to items; "protocol" is \`validateTranscript\` on that result (orphan tool results, unanswered calls). Time is the median of ${scale.repeats} runs after one warm-up run.`,
+    intro: `Each contender compacts the whole transcript once, to the same budget: loopkeeper's \`contextWindowTrigger({window: ${formatCount(WINDOW)}, outputReserve: ${formatCount(BENCH_OUTPUT_RESERVE)}})\` gives a line of ${formatCount(budget.line)} and a target of ${formatCount(budget.target)} tokens; the peers get the target as their limit. Tokens are counted with loopkeeper's exact o200k counter on the result mapped back to items; "protocol" is \`validateTranscript\` on that result (orphan tool results, unanswered calls). Time is the median of many timed passes after as many warm-up passes (at least ${passTiming(scale).minRuns}, and about ${formatCount(passTiming(scale).milliseconds)} ms of passes, at most ${formatCount(passTiming(scale).maxRuns)}; "runs" says how many), every contender in the same process, one after the other; the ratio to \`pruneMessages\` is the figure to read, as the machine is shared and absolute times are noisy. loopkeeper's structural tier has three rows, by the state its caches are in. *Cold*: items no counter has seen (fresh copies and a fresh counter each run). *First pass in a loop*: the loop's counter has counted every item as it arrived, as in a running session, but no pass has run over them yet. *Repeat pass*: the same items and counter after one pass: placeholders and stripped copies are made once per original item and reused (same id, count cached), as when a pruning was skipped for too small a saving or a compaction is retried. In a running loop each tool result is written into a placeholder once, at the first compaction that reaches it; later compactions see the copy, already pruned.`,
     body: tables.join('\n\n'),
   };
 }

@@ -42,7 +42,17 @@ const lean = buildLongSession({ counter, toolCalls: scale.toolCalls, lean: true 
 
 const perStep = await perStepBench({ session: lean, counter, scale });
 report(perStep.section);
-report(await compactionPassBench({ sessions: [short, long], counter, scale }));
+report(
+  await compactionPassBench({
+    sessions: [
+      { label: 'The replay cut at 200k tokens', session: short },
+      { label: 'The lean shape (200k tokens, 2,000 calls)', session: lean },
+      { label: 'The long session', session: long },
+    ],
+    counter,
+    scale,
+  }),
+);
 report(await billingBench({ session: long, counter, scale }));
 report(await scaleBench({ session: long, counter, scale }));
 report(await tokenCountingBench({ session: long, scale, loadMilliseconds: loading.milliseconds }));
@@ -94,7 +104,7 @@ if (scale.quick) {
   const document = [
     '# Benchmarks',
     'loopkeeper against the libraries users would pick instead, measured side by side in one run on the same transcripts. Written by `npm run bench` (which installs the peers into `bench/node_modules` first); `npm run bench -- --quick` is a short run that prints the tables and leaves this page alone. Speed is only ever claimed here, never asserted in tests.',
-    `The long session is the five real transcripts of \`test/fixtures/transcripts\` replayed ${long.rounds.toFixed(1)} times with fresh item and call ids: ${formatCount(long.toolCalls)} tool calls, ${formatCount(long.items.length)} items, ${formatCount(long.tokens)} tokens. These recordings average ${formatCount(long.tokens / long.toolCalls)} tokens per tool call, so 2,000 tool calls come to about ${formatCount(long.tokens / 1000)}k tokens; where a benchmark asks for a 200k-token transcript it uses the same replay cut at 200k tokens (${formatCount(short.toolCalls)} tool calls). The per-step benchmark runs on the lean session, the 200k-token / 2,000-call shape: the same replay with every tool output cut to its first ${LEAN_TOOL_OUTPUT_CHARACTERS} characters, every assistant text to its first ${LEAN_ASSISTANT_TEXT_CHARACTERS} and the system prompts in the first round only (${formatCount(lean.toolCalls)} tool calls, ${formatCount(lean.items.length)} items, ${formatCount(lean.tokens)} tokens).`,
+    `The long session is the five real transcripts of \`test/fixtures/transcripts\` replayed ${long.rounds.toFixed(1)} times with fresh item and call ids: ${formatCount(long.toolCalls)} tool calls, ${formatCount(long.items.length)} items, ${formatCount(long.tokens)} tokens. These recordings average ${formatCount(long.tokens / long.toolCalls)} tokens per tool call, so 2,000 tool calls come to about ${formatCount(long.tokens / 1000)}k tokens; where a benchmark asks for a 200k-token transcript it uses the same replay cut at 200k tokens (${formatCount(short.toolCalls)} tool calls). The per-step benchmark runs on the lean session, the 200k-token / 2,000-call shape, and the compaction pass runs on it as well: the same replay with every tool output cut to its first ${LEAN_TOOL_OUTPUT_CHARACTERS} characters, every assistant text to its first ${LEAN_ASSISTANT_TEXT_CHARACTERS} and the system prompts in the first round only (${formatCount(lean.toolCalls)} tool calls, ${formatCount(lean.items.length)} items, ${formatCount(lean.tokens)} tokens).`,
     "Each peer runs the call its users make for the job, on the same history converted once, up front, to its own message format. What a peer returns is mapped back to loopkeeper items, so every result is measured with the same exact o200k counter and checked with the same `validateTranscript`. Peer versions were chosen to run on Node 20 (the project's engine); where the latest line needs Node 22 the table says so.",
     `## Environment\n\n${environment.markdown}`,
     `![Per-step overhead against session length](benchmarks-chart.svg)\n\n[The chart](benchmarks-chart.svg) plots section 1: time per step at ${perStep.chart[0]?.points.length ?? 0} points along the session, log scale.`,

@@ -1,4 +1,10 @@
 import { AbortedError } from '../errors/aborted-error.js';
+import {
+  requestTokensOf,
+  resultTokensOf,
+  resultWithKnownTokens,
+  withKnownTokens,
+} from './helpers/known-tokens.js';
 import type { CompactionResult, CompactionStrategy } from './types.js';
 
 /** What the pipeline reports about one of its strategies. */
@@ -23,7 +29,7 @@ export function pipeline(...strategies: readonly CompactionStrategy[]): Compacti
     name: 'pipeline',
     async apply(request, context) {
       const { tokens, signal } = context;
-      const tokensBefore = tokens.count(request.transcript);
+      const tokensBefore = requestTokensOf(request, tokens);
       let transcript = request.transcript;
       let current = tokensBefore;
       const steps: PipelineStep[] = [];
@@ -43,8 +49,13 @@ export function pipeline(...strategies: readonly CompactionStrategy[]): Compacti
             cause: signal.reason,
           });
         }
-        const result: CompactionResult = await strategy.apply({ ...request, transcript }, context);
-        const after = tokens.count(result.transcript);
+        // Each step is told the total it starts from, and built-in steps report the exact total
+        // they end at, so the whole transcript is counted once per pipeline, not per step.
+        const result: CompactionResult = await strategy.apply(
+          withKnownTokens({ ...request, transcript }, tokens, current),
+          context,
+        );
+        const after = resultTokensOf(result, tokens);
         const { skipped } = result.metadata;
         steps.push({
           name: strategy.name,
@@ -63,18 +74,22 @@ export function pipeline(...strategies: readonly CompactionStrategy[]): Compacti
         transcript = result.transcript;
         current = after;
       }
-      return {
-        transcript,
-        metadata: {
-          steps,
-          applied,
-          tokensBefore,
-          tokensAfter: current,
-          tokensSaved: tokensBefore - current,
-          reachedTarget: current <= request.budget.targetTokens,
-          ...(applied.length === 0 ? { skipped: 'no-step-applied' } : {}),
+      return resultWithKnownTokens(
+        {
+          transcript,
+          metadata: {
+            steps,
+            applied,
+            tokensBefore,
+            tokensAfter: current,
+            tokensSaved: tokensBefore - current,
+            reachedTarget: current <= request.budget.targetTokens,
+            ...(applied.length === 0 ? { skipped: 'no-step-applied' } : {}),
+          },
         },
-      };
+        tokens,
+        current,
+      );
     },
   };
 }

@@ -46,6 +46,10 @@ export async function createTokenCounter({
     },
   };
   const cache = createItemTokenCache({ maxEntries: maxCachedItems });
+  // Items are immutable, so an item object counted once keeps its count for as long as it
+  // lives: a hit on the same object is one WeakMap lookup, with no id hashing and no length
+  // check. The id cache still serves other objects with the same id (a log read again).
+  const byObject = new WeakMap<Item, number>();
   // Per-text counts of the assistant items counted, so their stripped copies are not tokenized
   // again; and of the latest copy made of an item, so a copy made again alike (a placeholder
   // for an output whose pruning was skipped last time) is not tokenized again either.
@@ -53,11 +57,17 @@ export async function createTokenCounter({
   const latestCopyParts = new WeakMap<Item, PartCounts>();
 
   const countItemAt = (item: Item, index: number): number => {
+    const known = typeof item === 'object' && item !== null ? byObject.get(item) : undefined;
+    if (known !== undefined) return known;
     assertCountableItem(item, index);
     const cached = cache.get(item);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) {
+      byObject.set(item, cached);
+      return cached;
+    }
     const tokens = countItemTokens({ item, index, rules, parts: partsOf(item) });
     cache.set(item, tokens);
+    byObject.set(item, tokens);
     return tokens;
   };
 
@@ -83,7 +93,9 @@ export async function createTokenCounter({
         });
       }
       let tokens = 0;
-      for (const [index, item] of items.entries()) tokens += countItemAt(item, index);
+      for (let index = 0; index < items.length; index += 1) {
+        tokens += countItemAt(items[index] as Item, index);
+      }
       return tokens;
     },
     countItem(item) {

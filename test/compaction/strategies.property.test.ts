@@ -284,4 +284,30 @@ describe('compaction strategies (property)', () => {
       { numRuns },
     );
   });
+
+  it('token figures carried in metadata equal a count of each transcript, on the first pass and on a pass that reuses copies', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        validTranscriptArbitrary(),
+        anyCaseArbitrary,
+        budgetSharesArbitrary,
+        async (transcript, strategyCase, shares) => {
+          const strategy = strategyCase.build(tokens.count(transcript));
+          const budget = budgetFor(transcript, shares);
+          for (let pass = 0; pass < 2; pass += 1) {
+            const { transcript: output, metadata } = await apply(strategy, transcript, budget);
+            // Strategies add up what each change saved instead of recounting (derived-counts
+            // checks separately that the counts of copies are those of a fresh counter).
+            if (typeof metadata['tokensBefore'] === 'number') {
+              expect(metadata['tokensBefore']).toBe(tokens.count(transcript));
+            }
+            if (typeof metadata['tokensAfter'] === 'number') {
+              expect(metadata['tokensAfter']).toBe(tokens.count(output));
+            }
+          }
+        },
+      ),
+      { numRuns },
+    );
+  });
 });

@@ -283,6 +283,19 @@ describe('count', () => {
     expect(encoder).toHaveBeenCalledTimes(4);
   });
 
+  it('keeps the count of an item object it has seen even after the id cache evicted its id', async () => {
+    const counter = await createTokenCounter({ maxCachedItems: 1 });
+    const items = [toolResult('first', 'one output'), toolResult('second', 'another output')];
+    const total = counter.count(items);
+    const encoder = vi.spyOn(o200k, 'countTokens');
+    expect(counter.count(items)).toBe(total);
+    expect(encoder).not.toHaveBeenCalled();
+    // A different object under a seen id goes through the id cache, and is still exact.
+    expect(counter.countItem(toolResult('first', 'one output'))).toBe(
+      counter.countItem(items[0] as Item),
+    );
+  });
+
   it('refuses a non-array with ConfigError', async () => {
     const counter = await createTokenCounter();
     // biome-ignore lint/suspicious/noExplicitAny: deliberately wrong input from an untyped host

@@ -95,27 +95,54 @@ export function isPrunedToolResult(item: ToolResultItem): boolean {
 }
 
 /**
- * Default placeholders already written, by the output they replace: the default is a pure
- * function of the output and its size, and writing it scans the whole output, which a pruning
- * skipped for too small a saving would otherwise repeat at every step.
+ * The latest pruned copy made of each output, with what it was made from. The default
+ * placeholder and a fixed text are pure functions of the output and its size, so a copy made
+ * for the same size is reused as it is (same id, its count cached): writing the default scans
+ * the whole output, which a pruning skipped for too small a saving would otherwise repeat at
+ * every step. A custom function is called every time, and its copy reused only when it wrote
+ * the same text.
  */
-const defaultPlaceholders = new WeakMap<
+const prunedCopies = new WeakMap<
   ToolResultItem,
-  { readonly tokens: number; readonly content: string }
+  {
+    readonly placeholder: ToolOutputPlaceholder;
+    readonly tokens: number;
+    readonly item: ToolResultItem;
+  }
 >();
 
-function placeholderText(
+function prunedCopy(
   item: ToolResultItem,
   placeholder: ToolOutputPlaceholder,
-  facts: PrunedToolOutput,
-): string {
-  if (typeof placeholder === 'string') return placeholder;
-  if (placeholder !== defaultToolOutputPlaceholder) return placeholder(facts);
-  const written = defaultPlaceholders.get(item);
-  if (written !== undefined && written.tokens === facts.tokens) return written.content;
-  const content = placeholder(facts);
-  defaultPlaceholders.set(item, { tokens: facts.tokens, content });
-  return content;
+  tokens: number,
+): ToolResultItem {
+  const made = prunedCopies.get(item);
+  const pure = typeof placeholder === 'string' || placeholder === defaultToolOutputPlaceholder;
+  if (made !== undefined && pure && made.placeholder === placeholder && made.tokens === tokens) {
+    return made.item;
+  }
+  const content =
+    typeof placeholder === 'string'
+      ? placeholder
+      : placeholder({
+          toolName: item.toolName,
+          callId: item.callId,
+          isError: item.isError,
+          tokens,
+          characters: item.content.length,
+          content: item.content,
+        });
+  if (made !== undefined && made.item.content === content) {
+    if (made.placeholder !== placeholder || made.tokens !== tokens) {
+      prunedCopies.set(item, { placeholder, tokens, item: made.item });
+    }
+    return made.item;
+  }
+  // The chat spelling of the old output (its text-part split) does not describe the placeholder.
+  const { chatShape: _stale, ...rest } = item;
+  const copy = deriveItem(item, { ...rest, content }, PRUNED_ID_PREFIX);
+  prunedCopies.set(item, { placeholder, tokens, item: copy });
+  return copy;
 }
 
 /**
@@ -128,20 +155,10 @@ export function pruneToolOutput(
   tokens: TokenCounter,
 ): { readonly item: ToolResultItem; readonly saved: number } | undefined {
   if (isPrunedToolResult(item)) return undefined;
-  // Per-item counts are cached by id, so sizing old outputs costs no tokenizing; only the
-  // short placeholder is new text, and counted once for as long as it stays the same.
-  const facts: PrunedToolOutput = {
-    toolName: item.toolName,
-    callId: item.callId,
-    isError: item.isError,
-    tokens: tokens.countItem(item),
-    characters: item.content.length,
-    content: item.content,
-  };
-  const content = placeholderText(item, placeholder, facts);
-  // The chat spelling of the old output (its text-part split) does not describe the placeholder.
-  const { chatShape: _stale, ...rest } = item;
-  const pruned = deriveItem(item, { ...rest, content }, PRUNED_ID_PREFIX);
-  const saved = facts.tokens - tokens.countItem(pruned);
+  // Per-item counts are cached, so sizing old outputs costs no tokenizing; only the short
+  // placeholder is new text, counted once for as long as its copy is reused.
+  const size = tokens.countItem(item);
+  const pruned = prunedCopy(item, placeholder, size);
+  const saved = size - tokens.countItem(pruned);
   return saved > 0 ? { item: pruned, saved } : undefined;
 }

@@ -1,5 +1,6 @@
 import type { Item } from '../../transcript/types.js';
 import { minSavingsFor, protectedTailFor } from '../compactor-sizes.js';
+import { requestTokensOf } from '../helpers/known-tokens.js';
 import { requireNonNegative } from '../helpers/options.js';
 import { protectedTailStart } from '../helpers/protected-tail.js';
 import { changedResult, skippedResult } from '../helpers/result.js';
@@ -42,7 +43,8 @@ export function pruneToolResults({
   }
   return {
     name: 'pruneToolResults',
-    async apply({ transcript, budget }, { tokens }) {
+    async apply(request, { tokens }) {
+      const { transcript, budget } = request;
       const protect = protectRecentTokens ?? protectedTailFor(budget);
       const minSavings = minSavingsTokens ?? minSavingsFor(budget);
       const boundary = protectedTailStart(transcript, tokens, protect);
@@ -58,13 +60,26 @@ export function pruneToolResults({
         itemsChanged += 1;
         savings += pruned.saved;
       }
-      if (itemsChanged === 0) return skippedResult(transcript, tokens, 'nothing-to-prune');
-      if (savings < minSavings) {
-        return skippedResult(transcript, tokens, 'below-min-savings', {
-          potentialSavingsTokens: savings,
-        });
+      const tokensBefore = requestTokensOf(request, tokens);
+      if (itemsChanged === 0) {
+        return skippedResult(transcript, tokens, 'nothing-to-prune', {}, tokensBefore);
       }
-      return changedResult(transcript, output, tokens, { itemsRemoved: 0, itemsChanged });
+      if (savings < minSavings) {
+        return skippedResult(
+          transcript,
+          tokens,
+          'below-min-savings',
+          { potentialSavingsTokens: savings },
+          tokensBefore,
+        );
+      }
+      return changedResult(
+        transcript,
+        output,
+        tokens,
+        { itemsRemoved: 0, itemsChanged },
+        { tokensBefore, tokensAfter: tokensBefore - savings },
+      );
     },
   };
 }
