@@ -1,15 +1,16 @@
+import {
+  createTokenCounter,
+  dropReasoning,
+  type Item,
+  pipeline,
+  pruneToolResults,
+} from 'loopkeeper';
+import { defaultToolOutputPlaceholder } from 'loopkeeper/compaction';
+import type { TokenCounter } from 'loopkeeper/tokens';
+import type { AssistantItem, ToolResultItem } from 'loopkeeper/transcript';
 import { describe, expect, it } from 'vitest';
 import { replacedItemId } from '../../src/compaction/helpers/derived-item.js';
-import {
-  defaultToolOutputPlaceholder,
-  pruneToolOutput,
-} from '../../src/compaction/helpers/tool-output-placeholder.js';
-import { pipeline } from '../../src/compaction/pipeline.js';
-import { dropReasoning } from '../../src/compaction/strategies/drop-reasoning.js';
-import { pruneToolResults } from '../../src/compaction/strategies/prune-tool-results.js';
-import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
-import type { AssistantItem, Item, ToolResultItem } from '../../src/transcript/types.js';
+import { pruneToolOutput } from '../../src/compaction/helpers/tool-output-placeholder.js';
 
 const output = (id: string, content: string): ToolResultItem => ({
   kind: 'toolResult',
