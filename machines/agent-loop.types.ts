@@ -162,7 +162,7 @@ export interface CompactOutput {
 }
 
 export interface EmergencyPruneOutput {
-  readonly status: 'fits' | 'too-large' | 'invalid';
+  readonly status: 'fits' | 'too_large' | 'invalid';
   /** Whether the loop's transcript changed; false when nothing did or the result was discarded. */
   readonly changed: boolean;
   readonly tokensBefore: number;

@@ -12,7 +12,7 @@ export interface PipelineStep {
   readonly name: string;
   readonly tokensBefore: number;
   readonly tokensAfter: number;
-  /** Why the step did nothing: the strategy's own reason, or `target-reached` when it never ran. */
+  /** Why the step did nothing: the strategy's own reason, or `target_reached` when it never ran. */
   readonly skipped?: string;
   readonly metadata?: Readonly<Record<string, unknown>>;
 }
@@ -40,7 +40,7 @@ export function pipeline(...strategies: readonly CompactionStrategy[]): Compacti
             name: strategy.name,
             tokensBefore: current,
             tokensAfter: current,
-            skipped: 'target-reached',
+            skipped: 'target_reached',
           });
           continue;
         }
@@ -84,7 +84,7 @@ export function pipeline(...strategies: readonly CompactionStrategy[]): Compacti
             tokensAfter: current,
             tokensSaved: tokensBefore - current,
             reachedTarget: current <= request.budget.targetTokens,
-            ...(applied.length === 0 ? { skipped: 'no-step-applied' } : {}),
+            ...(applied.length === 0 ? { skipped: 'no_step_applied' } : {}),
           },
         },
         tokens,

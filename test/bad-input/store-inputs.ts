@@ -10,6 +10,7 @@ import {
   type SessionEvent,
   StoreError,
 } from 'loopkeeper';
+import { SESSION_SCHEMA_VERSION } from 'loopkeeper/log';
 import { ScriptedModel } from 'loopkeeper/testing';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import { expect } from 'vitest';
@@ -192,7 +193,10 @@ export const storeInputs: readonly CatalogEntry[] = [
       refusedLog({
         tokens,
         code: 'unsupported_schema_version',
-        corrupt: (path) => editLine(path, 1, (line) => reseal(line.replace('"v":2', '"v":99'))),
+        corrupt: (path) =>
+          editLine(path, 1, (line) =>
+            reseal(line.replace(`"v":${SESSION_SCHEMA_VERSION}`, '"v":99')),
+          ),
       }),
   },
   {

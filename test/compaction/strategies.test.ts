@@ -113,7 +113,7 @@ describe('dropReasoning', () => {
     const plain = [user('u1'), assistant('a1', { text: 'hi' })];
     const { transcript: output, metadata } = await run(dropReasoning(), plain);
     expect(output).toBe(plain);
-    expect(metadata).toMatchObject({ skipped: 'no-reasoning' });
+    expect(metadata).toMatchObject({ skipped: 'no_reasoning' });
   });
 
   it('never mutates its input', async () => {
@@ -184,7 +184,7 @@ describe('dropFailedToolResults', () => {
     ];
     const { transcript: output, metadata } = await run(dropFailedToolResults(), transcript);
     expect(output).toBe(transcript);
-    expect(metadata).toMatchObject({ skipped: 'no-failed-results' });
+    expect(metadata).toMatchObject({ skipped: 'no_failed_results' });
   });
 });
 
@@ -226,14 +226,14 @@ describe('pruneToolResults', () => {
     const strategy = pruneToolResults({ protectRecentTokens: 1_000_000, minSavingsTokens: 0 });
     const { transcript: output, metadata } = await run(strategy, transcript);
     expect(output).toBe(transcript);
-    expect(metadata).toMatchObject({ skipped: 'nothing-to-prune' });
+    expect(metadata).toMatchObject({ skipped: 'nothing_to_prune' });
   });
 
   it('skips when the saving is below minSavingsTokens', async () => {
     const strategy = pruneToolResults({ protectRecentTokens: 100, minSavingsTokens: 1_000_000 });
     const { transcript: output, metadata } = await run(strategy, transcript);
     expect(output).toBe(transcript);
-    expect(metadata).toMatchObject({ skipped: 'below-min-savings' });
+    expect(metadata).toMatchObject({ skipped: 'below_min_savings' });
     expect(metadata).toMatchObject({
       potentialSavingsTokens: expect.toSatisfy((value: number) => value > 0),
     });
@@ -505,7 +505,7 @@ describe('pipeline', () => {
     expect(metadata).toMatchObject({ applied: ['dropReasoning'] });
     expect(metadata).toMatchObject({
       steps: expect.arrayContaining([
-        expect.objectContaining({ name: 'pruneToolResults', skipped: 'target-reached' }),
+        expect.objectContaining({ name: 'pruneToolResults', skipped: 'target_reached' }),
       ]),
     });
     expect(metadata).toMatchObject({ reachedTarget: true });

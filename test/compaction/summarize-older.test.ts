@@ -284,7 +284,7 @@ describe('summarizeOlder', () => {
     const { backend, calls } = recordingBackend(10_000, tokens);
     const result = await summarizeOlder().apply(request(transcript), context(tokens, backend));
     expect(result.transcript).toBe(transcript);
-    expect(result.metadata).toHaveProperty('skipped', 'nothing-to-summarize');
+    expect(result.metadata).toHaveProperty('skipped', 'nothing_to_summarize');
     expect(calls).toHaveLength(0);
   });
 

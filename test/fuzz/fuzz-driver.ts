@@ -232,7 +232,7 @@ function answerFor(
           { status: 400 },
         ),
       };
-    case 'too-large':
+    case 'too_large':
       return { error: new ModelError('payload_too_large', 'Request too large.', { status: 413 }) };
     case 'server-error':
       return { error: new ModelError('server', 'The server had an error.', { status: 500 }) };

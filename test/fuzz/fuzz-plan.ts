@@ -16,7 +16,7 @@ export type PlannedAnswer =
   | { readonly kind: 'text'; readonly words: number }
   | { readonly kind: 'tools'; readonly calls: readonly PlannedCall[] }
   | { readonly kind: 'overflow' }
-  | { readonly kind: 'too-large' }
+  | { readonly kind: 'too_large' }
   | { readonly kind: 'server-error' }
   | { readonly kind: 'abort' };
 
@@ -57,7 +57,7 @@ const answer: fc.Arbitrary<PlannedAnswer> = fc.oneof(
     weight: 6,
   },
   { arbitrary: fc.constant({ kind: 'overflow' as const }), weight: 1 },
-  { arbitrary: fc.constant({ kind: 'too-large' as const }), weight: 1 },
+  { arbitrary: fc.constant({ kind: 'too_large' as const }), weight: 1 },
   { arbitrary: fc.constant({ kind: 'server-error' as const }), weight: 1 },
   { arbitrary: fc.constant({ kind: 'abort' as const }), weight: 1 },
 );

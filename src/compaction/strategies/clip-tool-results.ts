@@ -59,7 +59,7 @@ export function clipToolResults({ maxTokens }: ClipToolResultsOptions = {}): Com
         output[index] = clipped;
         itemsChanged += 1;
       });
-      if (itemsChanged === 0) return skippedResult(transcript, tokens, 'nothing-to-clip');
+      if (itemsChanged === 0) return skippedResult(transcript, tokens, 'nothing_to_clip');
       return changedResult(transcript, output, tokens, { itemsRemoved: 0, itemsChanged });
     },
   };

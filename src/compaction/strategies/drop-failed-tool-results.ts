@@ -33,7 +33,7 @@ export function dropFailedToolResults({
       for (const item of transcript.slice(0, boundary)) {
         if (item.kind === 'toolResult' && item.isError) failedCallIds.add(item.callId);
       }
-      if (failedCallIds.size === 0) return skippedResult(transcript, tokens, 'no-failed-results');
+      if (failedCallIds.size === 0) return skippedResult(transcript, tokens, 'no_failed_results');
 
       const output: Item[] = [];
       let itemsRemoved = 0;

@@ -58,7 +58,7 @@ export function dropReasoning({
         return skippedResult(
           transcript,
           tokens,
-          'no-reasoning',
+          'no_reasoning',
           {},
           requestTokensOf(request, tokens),
         );
@@ -88,7 +88,7 @@ export function dropReasoning({
       });
       const tokensBefore = requestTokensOf(request, tokens);
       if (itemsRemoved + itemsChanged === 0)
-        return skippedResult(transcript, tokens, 'no-reasoning', {}, tokensBefore);
+        return skippedResult(transcript, tokens, 'no_reasoning', {}, tokensBefore);
       return changedResult(
         transcript,
         output,

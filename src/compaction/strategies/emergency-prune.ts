@@ -157,7 +157,7 @@ export function emergencyPrune({ maxTokens }: EmergencyPruneOptions = {}): Compa
           tokensSaved: outcome.tokensBefore - outcome.tokensAfter,
           itemsChanged: outcome.summaryTruncated ? 1 : 0,
           ...(outcome.itemsRemoved === 0 && !outcome.summaryTruncated
-            ? { skipped: outcome.fits ? 'already-fits' : 'latest-turn-too-large' }
+            ? { skipped: outcome.fits ? 'already_fits' : 'latest_turn_too_large' }
             : {}),
         },
       };

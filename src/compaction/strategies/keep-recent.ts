@@ -56,7 +56,7 @@ export function keepRecent(options: KeepRecentOptions): CompactionStrategy {
         if (keep) kept.push(...slice);
       }
       const itemsRemoved = transcript.length - kept.length;
-      if (itemsRemoved === 0) return skippedResult(transcript, tokens, 'everything-recent');
+      if (itemsRemoved === 0) return skippedResult(transcript, tokens, 'everything_recent');
       return changedResult(transcript, kept, tokens, {
         itemsRemoved,
         itemsChanged: 0,

@@ -33,7 +33,7 @@ export function pruneLargestToolResults({
     async apply({ transcript, budget }, { tokens }) {
       const target = targetTokens ?? budget.targetTokens;
       let current = tokens.count(transcript);
-      if (current <= target) return skippedResult(transcript, tokens, 'under-target');
+      if (current <= target) return skippedResult(transcript, tokens, 'under_target');
 
       const candidates = transcript
         .map((item, index) => ({ item, index }))
@@ -55,7 +55,7 @@ export function pruneLargestToolResults({
         itemsChanged += 1;
         current -= pruned.saved;
       }
-      if (itemsChanged === 0) return skippedResult(transcript, tokens, 'nothing-to-prune');
+      if (itemsChanged === 0) return skippedResult(transcript, tokens, 'nothing_to_prune');
       const result = changedResult(transcript, output, tokens, { itemsRemoved: 0, itemsChanged });
       return {
         transcript: result.transcript,

@@ -62,13 +62,13 @@ export function pruneToolResults({
       }
       const tokensBefore = requestTokensOf(request, tokens);
       if (itemsChanged === 0) {
-        return skippedResult(transcript, tokens, 'nothing-to-prune', {}, tokensBefore);
+        return skippedResult(transcript, tokens, 'nothing_to_prune', {}, tokensBefore);
       }
       if (savings < minSavings) {
         return skippedResult(
           transcript,
           tokens,
-          'below-min-savings',
+          'below_min_savings',
           { potentialSavingsTokens: savings },
           tokensBefore,
         );

@@ -120,7 +120,7 @@ export function summarizeOlder({
         keepRecentItems,
       });
       if (split.toSummarize.length === 0) {
-        return skippedResult(transcript, tokens, 'nothing-to-summarize');
+        return skippedResult(transcript, tokens, 'nothing_to_summarize');
       }
       const originals = split.toSummarize.map((item) => originalOf?.(item) ?? item);
 
@@ -178,7 +178,7 @@ export function summarizeOlder({
       const tokensBefore = tokens.count(transcript);
       const tokensAfter = tokens.count(output);
       if (tokensAfter >= tokensBefore) {
-        return skippedResult(transcript, tokens, 'summary-not-smaller', {
+        return skippedResult(transcript, tokens, 'summary_not_smaller', {
           backend: backend.name,
           calls,
         });

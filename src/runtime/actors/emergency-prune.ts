@@ -72,7 +72,7 @@ export const emergencyPruneActor = loopActor<EmergencyPruneOutput, CompactionSte
     const fits = outcome.fits && (input.reason === 'threshold' || reduced);
     if (fits) return { status: 'fits', changed, ...base };
     return {
-      status: 'too-large',
+      status: 'too_large',
       changed,
       ...base,
       detail: floorDetail(outcome.metadata, outcome.tokensAfter),

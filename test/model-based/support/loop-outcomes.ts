@@ -186,7 +186,7 @@ export const actorOutcomes: Readonly<Record<InvokingState, readonly Outcome[]>> 
       metadata: {},
     }),
     done('emergencyPruning', 'prune cannot fit', {
-      status: 'too-large',
+      status: 'too_large',
       changed: true,
       tokensBefore: 9000,
       tokensAfter: 8500,
