@@ -1,3 +1,7 @@
+/**
+ * The `loopkeeper/machines` entry: the agent loop as an XState machine that only declares its
+ * states, guards and actions; `createAgentLoop` binds its named actors with `.provide()`.
+ */
 import { assign, emit, setup } from 'xstate';
 import type { MutationPoint } from '../src/compaction/types.js';
 import type { TelemetryEvent } from '../src/events/telemetry-events.js';
