@@ -354,7 +354,12 @@ function examplesFile(entry: ApiEntry, values: readonly ApiValue[]): string {
         const names = [...clause.names.entries()]
           .sort(([left], [right]) => left.localeCompare(right))
           .map(([name, typeOnly]) => (typeOnly ? `type ${name}` : name));
-        lines.push(`import { ${names.join(', ')} } from '${clause.specifier}';`);
+        const line = `import { ${names.join(', ')} } from '${clause.specifier}';`;
+        lines.push(
+          line.length <= 100
+            ? line
+            : `import {\n${names.map((name) => `  ${name},`).join('\n')}\n} from '${clause.specifier}';`,
+        );
       }
       return lines;
     });
@@ -457,11 +462,14 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const changed = await writeApiReference();
   for (const path of changed) console.log(`updated ${path}`);
   const { entries } = await buildApiReference();
+  const seen = new Set<string>();
   const missing = entries.flatMap((entry) =>
     entry.values
       .filter((value) => value.example === undefined)
+      .filter((value) => !seen.has(value.name) && seen.add(value.name) !== undefined)
       .map((value) => `${entry.specifier} ${value.name}`),
   );
-  if (missing.length > 0)
+  if (missing.length > 0) {
     console.log(`${missing.length} values have no @example:\n${missing.join('\n')}`);
+  }
 }
