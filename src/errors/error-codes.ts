@@ -3,6 +3,15 @@ import type { ModelErrorKind } from './model-error.js';
 /**
  * Every code a loopkeeper error can carry, by class: typed unions, so a code is never a free
  * string, and listed at runtime, so a code read back from a log or a journal can be checked.
+ *
+ * @example
+ * ```ts
+ * import { ERROR_CODES } from 'loopkeeper';
+ *
+ * // Check a code read back from a log before trusting it.
+ * const code: string = 'store_corrupt';
+ * console.log((ERROR_CODES.StoreError as readonly string[]).includes(code));
+ * ```
  */
 export const ERROR_CODES = {
   AbortedError: ['aborted'],

@@ -3,7 +3,21 @@ import { hasMarker, LoopkeeperError } from './loopkeeper-error.js';
 
 const marker = Symbol.for('loopkeeper.error.mutator');
 
-/** A mutator (or compactor) failed or returned a transcript that breaks the protocol; it was neither sent nor logged. */
+/**
+ * A mutator (or compactor) failed or returned a transcript that breaks the protocol; it was neither sent nor logged.
+ *
+ * @example
+ * ```ts
+ * import { MutatorError } from 'loopkeeper';
+ * import { createAgentLoop } from 'loopkeeper';
+ * import { ScriptedModel } from 'loopkeeper/testing';
+ *
+ * const loop = createAgentLoop({ model: new ScriptedModel({ turns: [] }) });
+ * loop.on('RunFinished', ({ error }) => {
+ *   if (MutatorError.isInstance(error)) console.error('a mutator broke the transcript', error.message);
+ * });
+ * ```
+ */
 export class MutatorError extends LoopkeeperError {
   readonly [marker] = true;
   declare readonly code: MutatorErrorCode;

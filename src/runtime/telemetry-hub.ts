@@ -87,6 +87,17 @@ export function safeListener<Event>(
 /**
  * Collects the telemetry of any number of actors for one set of listeners. Listeners are
  * isolated: one that throws never stops the others, nor the actor that emitted the event.
+ *
+ * @example
+ * ```ts
+ * import { createAgentLoop, createTelemetryHub } from 'loopkeeper';
+ * import { ScriptedModel } from 'loopkeeper/testing';
+ *
+ * const hub = createTelemetryHub({ onListenerError: ({ error }) => console.error(error) });
+ * hub.on('CompactionFinished', (event) => console.log(event.sessionId, event.tokensAfter));
+ * const loop = createAgentLoop({ model: new ScriptedModel({ turns: [] }) });
+ * hub.attach(loop);
+ * ```
  */
 export function createTelemetryHub({ onListenerError }: TelemetryHubOptions = {}): TelemetryHub {
   const emitter = new EventEmitter();

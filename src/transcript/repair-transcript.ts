@@ -36,6 +36,16 @@ interface Call {
  * answers unanswered calls with a synthetic error result (`UNANSWERED_CALL_CONTENT`).
  * A changed item gets a new id, because an id must always name the same content.
  * The output always passes `validateTranscript`.
+ *
+ * @example
+ * ```ts
+ * import { repairTranscript, validateTranscript } from 'loopkeeper';
+ *
+ * const { items, repairs } = repairTranscript([
+ *   { kind: 'assistant', id: 'a1', toolCalls: [{ id: 'c1', name: 'ls', arguments: '{}' }] },
+ * ]);
+ * console.log(repairs.length, validateTranscript(items)); // 1 repair, no problems
+ * ```
  */
 export function repairTranscript(
   items: readonly unknown[],

@@ -26,6 +26,17 @@ export interface ToChatMessagesOptions {
  * message, then one message per item. Context items become system messages (developer when
  * they came from one), reasoning the `reasoning_content` field compatible servers read.
  * Chat messages have no error flag: an `isError` result is sent as its content alone.
+ *
+ * @example
+ * ```ts
+ * import { toChatMessages } from 'loopkeeper';
+ *
+ * const messages = toChatMessages(
+ *   [{ kind: 'user', id: 'u1', content: 'Hello' }],
+ *   { instructions: 'You are terse.' },
+ * );
+ * console.log(messages[0]?.role); // 'system'
+ * ```
  */
 export function toChatMessages(
   items: readonly Item[],

@@ -93,7 +93,20 @@ export type Item = UserItem | AssistantItem | ToolResultItem | ContextItem;
 export type ItemKind = Item['kind'];
 export const ITEM_KINDS: readonly ItemKind[] = ['user', 'assistant', 'toolResult', 'context'];
 
-/** Name of the context item a summarizing compaction inserts. */
+/**
+ * Name of the context item a summarizing compaction inserts.
+ *
+ * @example
+ * ```ts
+ * import { COMPACTION_SUMMARY_NAME, type Item } from 'loopkeeper';
+ *
+ * const history: Item[] = [{ kind: 'context', id: 'c1', name: COMPACTION_SUMMARY_NAME, text: '…' }];
+ * const summaries = history.filter(
+ *   (item) => item.kind === 'context' && item.name === COMPACTION_SUMMARY_NAME,
+ * );
+ * console.log(`${summaries.length} summary item(s)`);
+ * ```
+ */
 export const COMPACTION_SUMMARY_NAME = 'loopkeeper:compaction_summary';
 
 export type ProtocolProblemKind =

@@ -139,7 +139,20 @@ export interface EmergencyPruneOptions {
   readonly maxTokens?: number;
 }
 
-/** `emergencyPruneTranscript` as a strategy; its metadata carries the whole outcome, `fits` included. */
+/**
+ * `emergencyPruneTranscript` as a strategy; its metadata carries the whole outcome, `fits` included.
+ *
+ * @example
+ * ```ts
+ * import { createCompactor, emergencyPrune, pipeline, pruneToolResults, tokenBudgetTrigger } from 'loopkeeper';
+ *
+ * // A summary-free policy: prune tool output, then keep the newest whole turns that fit.
+ * const compactor = createCompactor({
+ *   trigger: tokenBudgetTrigger({ maxTokens: 16_000 }),
+ *   strategy: pipeline(pruneToolResults(), emergencyPrune({ maxTokens: 12_000 })),
+ * });
+ * ```
+ */
 export function emergencyPrune({ maxTokens }: EmergencyPruneOptions = {}): CompactionStrategy {
   if (maxTokens !== undefined) requireNonNegative('emergencyPrune', 'maxTokens', maxTokens);
   return {
