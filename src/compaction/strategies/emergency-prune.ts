@@ -45,6 +45,20 @@ export interface EmergencyPruneOutcome {
  * leading context items (host reference material) and whole older turns, newest first,
  * stopping at the first that does not fit so the kept history has no gaps.
  * Whole turns never split a tool exchange, so the output is always protocol-valid.
+ *
+ * @example
+ * ```ts
+ * import { emergencyPruneTranscript } from 'loopkeeper/compaction';
+ * import { createTokenCounter, type Item } from 'loopkeeper';
+ *
+ * const transcript: Item[] = [
+ *   { kind: 'user', id: 'u1', content: 'First request' },
+ *   { kind: 'assistant', id: 'a1', text: 'Done.' },
+ *   { kind: 'user', id: 'u2', content: 'Second request' },
+ * ];
+ * const outcome = emergencyPruneTranscript({ transcript, tokens: await createTokenCounter(), maxTokens: 30 });
+ * console.log(outcome.fits, outcome.turnsKept, outcome.turnsDropped);
+ * ```
  */
 export function emergencyPruneTranscript({
   transcript,
