@@ -6,6 +6,15 @@ import type { Item } from '../transcript/types.js';
  * - 2: the same events; each line of a `FileSessionStore` log ends with `"crc"`, the CRC-32 of
  *   the line before that field, so a damaged line is told from a torn write. Version 1 lines
  *   (no checksum) are still read.
+ *
+ * @example
+ * ```ts
+ * import { MemorySessionStore, SESSION_SCHEMA_VERSION } from 'loopkeeper/log';
+ *
+ * const store = new MemorySessionStore();
+ * await store.append('s1', [{ type: 'run-started', runId: 'run-1' }], { expectedSeq: 0 });
+ * for await (const event of store.read('s1')) console.log(event.v === SESSION_SCHEMA_VERSION);
+ * ```
  */
 export const SESSION_SCHEMA_VERSION = 2;
 
@@ -85,7 +94,18 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 /** An event as handed to `SessionStore.append`: the store stamps `v`, `seq` and `at`. */
 export type NewSessionEvent = DistributiveOmit<SessionEvent, 'v' | 'seq' | 'at'>;
 
-/** Every event type of the current schema version, for validating input and stored lines. */
+/**
+ * Every event type of the current schema version, for validating input and stored lines.
+ *
+ * @example
+ * ```ts
+ * import { SESSION_EVENT_TYPES, type SessionEventType } from 'loopkeeper/log';
+ *
+ * function isSessionEventType(type: string): type is SessionEventType {
+ *   return (SESSION_EVENT_TYPES as readonly string[]).includes(type);
+ * }
+ * ```
+ */
 export const SESSION_EVENT_TYPES: readonly SessionEventType[] = [
   'items-appended',
   'usage-reported',
