@@ -52,6 +52,14 @@ export function toChatMessages(
 /**
  * The chat message for one item. It depends on nothing but the item, so a runtime can cache
  * it per item id and build each request in O(new items).
+ *
+ * @example
+ * ```ts
+ * import { itemToChatMessage } from 'loopkeeper/transcript';
+ *
+ * const message = itemToChatMessage({ kind: 'assistant', id: 'a1', text: 'Done.' });
+ * console.log(message); // { role: 'assistant', content: 'Done.' }
+ * ```
  */
 export function itemToChatMessage(item: Item): ChatCompletionMessageParam {
   switch (item.kind) {

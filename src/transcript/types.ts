@@ -91,6 +91,19 @@ export interface ContextItem {
 
 export type Item = UserItem | AssistantItem | ToolResultItem | ContextItem;
 export type ItemKind = Item['kind'];
+/**
+ * Every item kind, in a fixed order: for validating input and for exhaustive tables.
+ *
+ * @example
+ * ```ts
+ * import { ITEM_KINDS } from 'loopkeeper/transcript';
+ * import type { Item } from 'loopkeeper';
+ *
+ * const counts = Object.fromEntries(ITEM_KINDS.map((kind) => [kind, 0]));
+ * const history: Item[] = [{ kind: 'user', id: 'u1', content: 'Hi' }];
+ * for (const item of history) counts[item.kind] = (counts[item.kind] ?? 0) + 1;
+ * ```
+ */
 export const ITEM_KINDS: readonly ItemKind[] = ['user', 'assistant', 'toolResult', 'context'];
 
 /**
