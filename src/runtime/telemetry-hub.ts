@@ -51,6 +51,17 @@ export interface TelemetryHub {
  * rethrows what an `actor.on` listener throws as an uncaught error, which would take down a
  * host process for a telemetry bug; telemetry observes and must never steer. `onError` gets
  * each failure; by default only the first one is logged, so a broken listener cannot flood logs.
+ *
+ * @example
+ * ```ts
+ * import { safeListener } from 'loopkeeper/runtime';
+ * import { createAgentLoop } from 'loopkeeper';
+ * import { ScriptedModel } from 'loopkeeper/testing';
+ *
+ * const loop = createAgentLoop({ model: new ScriptedModel({ turns: [] }) });
+ * // A listener that throws is reported, not allowed to break the loop.
+ * loop.on('RunFinished', safeListener((event) => JSON.parse(String(event.outcome)), ({ error }) => console.error(error)));
+ * ```
  */
 export function safeListener<Event>(
   listener: (event: Event) => void,
