@@ -114,8 +114,15 @@ const escapeName = (name: string) => name.replace(/[$]/g, '\\$');
 
 /** The doc comment that ends right above `index` in `source` (only line comments between). */
 function commentAbove(source: string, index: number): string | undefined {
-  const before = source.slice(0, index).replace(/(?:\n[ \t]*\/\/[^\n]*)*\s*$/, '');
-  if (!before.endsWith('*/')) return undefined;
+  // Only line comments may sit between the doc comment and the declaration; a blank line
+  // means the comment above belongs to a group or to the file.
+  const before = source.slice(0, index).replace(/(?:[ \t]*\/\/[^\n]*\n)*$/, '');
+  const end = /\*\/[ \t]*\n$/.exec(before);
+  if (end === null) return undefined;
+  return docComment(before.slice(0, end.index + 2));
+}
+
+function docComment(before: string): string | undefined {
   const start = before.lastIndexOf('/**');
   if (start === -1) return undefined;
   const comment = before.slice(start);
