@@ -35,8 +35,18 @@ export interface ApplyCompactionOptions {
  * const previous: Item[] = [{ kind: 'user', id: 'u1', content: 'Hello' }];
  * await store.append('s1', [{ type: 'items-appended', items: previous }], { expectedSeq: 0 });
  * const marker = await applyCompaction({
- *   store, sessionId: 's1', expectedSeq: 1, previous, reason: 'manual',
- *   outcome: { transcript: previous, tier: 'structural', strategies: [], tokensBefore: 9, tokensAfter: 9 },
+ *   store,
+ *   sessionId: 's1',
+ *   expectedSeq: 1,
+ *   previous,
+ *   reason: 'manual',
+ *   outcome: {
+ *     transcript: previous,
+ *     tier: 'structural',
+ *     strategies: [],
+ *     tokensBefore: 9,
+ *     tokensAfter: 9,
+ *   },
  * });
  * console.log(marker.type, marker.throughSeq);
  * ```

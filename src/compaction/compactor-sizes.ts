@@ -14,7 +14,10 @@ import type { CompactionBudget } from './types.js';
  *
  * // The summary cap and the protected tail a 32k target gets by default.
  * const targetTokens = 32_000;
- * console.log(targetTokens * COMPACTION_SHARES.summary, targetTokens * COMPACTION_SHARES.protectRecent);
+ * console.log(
+ *   targetTokens * COMPACTION_SHARES.summary,
+ *   targetTokens * COMPACTION_SHARES.protectRecent,
+ * );
  * ```
  */
 export const COMPACTION_SHARES = {

@@ -54,7 +54,12 @@ export type {
  *
  * @example
  * ```ts
- * import { createAgentLoop, createCompactor, extractiveSummarizer, tokenBudgetTrigger } from 'loopkeeper';
+ * import {
+ *   createAgentLoop,
+ *   createCompactor,
+ *   extractiveSummarizer,
+ *   tokenBudgetTrigger,
+ * } from 'loopkeeper';
  * import { ScriptedModel } from 'loopkeeper/testing';
  *
  * const compactor = createCompactor({

@@ -20,11 +20,21 @@ export interface PipelineStep {
  *
  * @example
  * ```ts
- * import { createCompactor, dropReasoning, keepRecent, pipeline, pruneToolResults, tokenBudgetTrigger } from 'loopkeeper';
+ * import {
+ *   createCompactor,
+ *   dropReasoning,
+ *   keepRecent,
+ *   pipeline,
+ *   pruneToolResults,
+ *   tokenBudgetTrigger,
+ * } from 'loopkeeper';
  *
  * // Cheap steps first: the pipeline stops once the transcript is under the target.
  * const strategy = pipeline(dropReasoning(), pruneToolResults(), keepRecent({ tokens: 8_000 }));
- * const compactor = createCompactor({ trigger: tokenBudgetTrigger({ maxTokens: 32_000 }), strategy });
+ * const compactor = createCompactor({
+ *   trigger: tokenBudgetTrigger({ maxTokens: 32_000 }),
+ *   strategy,
+ * });
  * ```
  */
 export function pipeline(...strategies: readonly CompactionStrategy[]): CompactionStrategy {

@@ -13,7 +13,8 @@ const marker = Symbol.for('loopkeeper.error.compaction');
  *
  * const loop = createAgentLoop({ model: new ScriptedModel({ turns: [] }) });
  * loop.on('CompactionFailed', ({ error }) => {
- *   if (error.code === 'summary_timeout') console.warn('summary timed out; emergency prune follows');
+ *   if (error.code === 'summary_timeout')
+ *     console.warn('summary timed out; emergency prune follows');
  * });
  * console.log(CompactionError.isInstance(new Error('plain')));
  * ```

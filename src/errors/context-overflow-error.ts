@@ -14,7 +14,8 @@ const marker = Symbol.for('loopkeeper.error.context_overflow');
  * const loop = createAgentLoop({ model: new ScriptedModel({ turns: [{ text: 'Done.' }] }) });
  * loop.start();
  * const finished = await runTurn(loop, 'Go on.');
- * if (ContextOverflowError.isInstance(finished.error)) console.error('the latest turn alone does not fit');
+ * if (ContextOverflowError.isInstance(finished.error))
+ *   console.error('the latest turn alone does not fit');
  * ```
  */
 export class ContextOverflowError extends LoopkeeperError {

@@ -14,7 +14,8 @@ const marker = Symbol.for('loopkeeper.error.mutator');
  *
  * const loop = createAgentLoop({ model: new ScriptedModel({ turns: [] }) });
  * loop.on('RunFinished', ({ error }) => {
- *   if (MutatorError.isInstance(error)) console.error('a mutator broke the transcript', error.message);
+ *   if (MutatorError.isInstance(error))
+ *     console.error('a mutator broke the transcript', error.message);
  * });
  * ```
  */

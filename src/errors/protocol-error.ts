@@ -12,9 +12,19 @@ const marker = Symbol.for('loopkeeper.error.protocol');
  * import { ProtocolError, toChatMessages } from 'loopkeeper';
  *
  * try {
- *   toChatMessages([{ kind: 'toolResult', id: 'r1', callId: 'missing', toolName: 'ls', content: '', isError: false }]);
+ *   toChatMessages([
+ *     {
+ *       kind: 'toolResult',
+ *       id: 'r1',
+ *       callId: 'missing',
+ *       toolName: 'ls',
+ *       content: '',
+ *       isError: false,
+ *     },
+ *   ]);
  * } catch (error) {
- *   if (ProtocolError.isInstance(error)) for (const problem of error.problems) console.log(problem.kind);
+ *   if (ProtocolError.isInstance(error))
+ *     for (const problem of error.problems) console.log(problem.kind);
  * }
  * ```
  */

@@ -17,7 +17,11 @@ import {
  * import { effectiveHistory, MemorySessionStore } from 'loopkeeper';
  *
  * const store = new MemorySessionStore();
- * await store.append('s1', [{ type: 'items-appended', items: [{ kind: 'user', id: 'u1', content: 'Hi' }] }], { expectedSeq: 0 });
+ * await store.append(
+ *   's1',
+ *   [{ type: 'items-appended', items: [{ kind: 'user', id: 'u1', content: 'Hi' }] }],
+ *   { expectedSeq: 0 },
+ * );
  * const events = [];
  * for await (const event of store.read('s1')) events.push(event);
  * console.log(effectiveHistory(events)); // what the model would see

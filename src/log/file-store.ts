@@ -63,7 +63,11 @@ export interface FileSessionStoreOptions {
  *
  * const store = new FileSessionStore({ directory: join(tmpdir(), 'loopkeeper-sessions') });
  * // A loop on an existing session id resumes it from the log.
- * const loop = createAgentLoop({ model: new ScriptedModel({ turns: [] }), store, sessionId: 'support-42' });
+ * const loop = createAgentLoop({
+ *   model: new ScriptedModel({ turns: [] }),
+ *   store,
+ *   sessionId: 'support-42',
+ * });
  * ```
  */
 export class FileSessionStore implements SessionStore {

@@ -161,7 +161,11 @@ export class SessionProjection {
  * import { createProjection, MemorySessionStore } from 'loopkeeper/log';
  *
  * const store = new MemorySessionStore();
- * await store.append('s1', [{ type: 'items-appended', items: [{ kind: 'user', id: 'u1', content: 'Hi' }] }], { expectedSeq: 0 });
+ * await store.append(
+ *   's1',
+ *   [{ type: 'items-appended', items: [{ kind: 'user', id: 'u1', content: 'Hi' }] }],
+ *   { expectedSeq: 0 },
+ * );
  * const events = [];
  * for await (const event of store.read('s1')) events.push(event);
  * console.log(createProjection({ events }).items.length); // 1

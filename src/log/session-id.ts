@@ -7,7 +7,9 @@ import { ConfigError } from '../errors/index.js';
  * ```ts
  * import { MAX_SESSION_ID_LENGTH } from 'loopkeeper/log';
  *
- * const sessionId = `tenant-7/${'x'.repeat(200)}`.replaceAll('/', '-').slice(0, MAX_SESSION_ID_LENGTH);
+ * const sessionId = `tenant-7/${'x'.repeat(200)}`
+ *   .replaceAll('/', '-')
+ *   .slice(0, MAX_SESSION_ID_LENGTH);
  * console.log(sessionId.length);
  * ```
  */

@@ -46,7 +46,11 @@ export interface OpenAIChatModelOptions {
  * import { createAgentLoop, openAIChatModel } from 'loopkeeper';
  *
  * // Any Chat Completions compatible server works through baseURL.
- * const model = openAIChatModel({ baseURL: 'http://localhost:11434/v1', apiKey: 'ollama', model: 'qwen3' });
+ * const model = openAIChatModel({
+ *   baseURL: 'http://localhost:11434/v1',
+ *   apiKey: 'ollama',
+ *   model: 'qwen3',
+ * });
  * const loop = createAgentLoop({ model });
  * ```
  */

@@ -57,7 +57,10 @@ export interface GenAiTracing {
  * import { createGenAiTracing } from 'loopkeeper/otel';
  *
  * const tracing = createGenAiTracing({ tracer: trace.getTracer('my-agent'), agentName: 'helper' });
- * const model = openAIChatModel({ apiKey: process.env['OPENAI_API_KEY'] ?? '', model: 'gpt-4o-mini' });
+ * const model = openAIChatModel({
+ *   apiKey: process.env['OPENAI_API_KEY'] ?? '',
+ *   model: 'gpt-4o-mini',
+ * });
  * // The wrapped model runs each call inside its chat span, so HTTP spans nest under it.
  * const loop = createAgentLoop({ model: tracing.wrapModel(model) });
  * tracing.attach(loop);

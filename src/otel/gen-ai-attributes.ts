@@ -108,8 +108,9 @@ export const GEN_AI_RESPONSE_MODEL = 'gen_ai.response.model';
  * import { GEN_AI_RESPONSE_FINISH_REASONS } from 'loopkeeper/otel';
  *
  * function truncated(spans: readonly ReadableSpan[]) {
- *   return spans
- *     .filter((span) => String(span.attributes[GEN_AI_RESPONSE_FINISH_REASONS]).includes('length'));
+ *   return spans.filter((span) =>
+ *     String(span.attributes[GEN_AI_RESPONSE_FINISH_REASONS]).includes('length'),
+ *   );
  * }
  * ```
  */
@@ -124,7 +125,10 @@ export const GEN_AI_RESPONSE_FINISH_REASONS = 'gen_ai.response.finish_reasons';
  * import { GEN_AI_USAGE_INPUT_TOKENS } from 'loopkeeper/otel';
  *
  * function inputTokens(spans: readonly ReadableSpan[]) {
- *   return spans.reduce((sum, span) => sum + Number(span.attributes[GEN_AI_USAGE_INPUT_TOKENS] ?? 0), 0);
+ *   return spans.reduce(
+ *     (sum, span) => sum + Number(span.attributes[GEN_AI_USAGE_INPUT_TOKENS] ?? 0),
+ *     0,
+ *   );
  * }
  * ```
  */
@@ -139,7 +143,10 @@ export const GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
  * import { GEN_AI_USAGE_OUTPUT_TOKENS } from 'loopkeeper/otel';
  *
  * function outputTokens(spans: readonly ReadableSpan[]) {
- *   return spans.reduce((sum, span) => sum + Number(span.attributes[GEN_AI_USAGE_OUTPUT_TOKENS] ?? 0), 0);
+ *   return spans.reduce(
+ *     (sum, span) => sum + Number(span.attributes[GEN_AI_USAGE_OUTPUT_TOKENS] ?? 0),
+ *     0,
+ *   );
  * }
  * ```
  */
@@ -155,7 +162,10 @@ export const GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
  * import { GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS } from 'loopkeeper/otel';
  *
  * function cachedTokens(spans: readonly ReadableSpan[]) {
- *   return spans.reduce((sum, span) => sum + Number(span.attributes[GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS] ?? 0), 0);
+ *   return spans.reduce(
+ *     (sum, span) => sum + Number(span.attributes[GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS] ?? 0),
+ *     0,
+ *   );
  * }
  * ```
  */
@@ -215,7 +225,8 @@ export const GEN_AI_TOOL_CALL_ID = 'gen_ai.tool.call.id';
  * import { GEN_AI_TOOL_CALL_ARGUMENTS } from 'loopkeeper/otel';
  *
  * function argumentsOf(spans: readonly ReadableSpan[]) {
- *   return spans.map((span) => span.attributes[GEN_AI_TOOL_CALL_ARGUMENTS])
+ *   return spans
+ *     .map((span) => span.attributes[GEN_AI_TOOL_CALL_ARGUMENTS])
  *     .filter((value) => value !== undefined);
  * }
  * ```
@@ -246,7 +257,9 @@ export const GEN_AI_INPUT_MESSAGES = 'gen_ai.input.messages';
  * import { GEN_AI_OUTPUT_MESSAGES } from 'loopkeeper/otel';
  *
  * function answersOf(spans: readonly ReadableSpan[]) {
- *   return spans.map((span) => JSON.parse(String(span.attributes[GEN_AI_OUTPUT_MESSAGES] ?? '[]')));
+ *   return spans.map((span) =>
+ *     JSON.parse(String(span.attributes[GEN_AI_OUTPUT_MESSAGES] ?? '[]')),
+ *   );
  * }
  * ```
  */
@@ -278,8 +291,9 @@ export const ERROR_TYPE = 'error.type';
  * import { GEN_AI_OPERATION_NAME, OPERATION_INVOKE_AGENT } from 'loopkeeper/otel';
  *
  * function runSpans(spans: readonly ReadableSpan[]) {
- *   return spans
- *     .filter((span) => span.attributes[GEN_AI_OPERATION_NAME] === OPERATION_INVOKE_AGENT);
+ *   return spans.filter(
+ *     (span) => span.attributes[GEN_AI_OPERATION_NAME] === OPERATION_INVOKE_AGENT,
+ *   );
  * }
  * ```
  */
@@ -309,8 +323,9 @@ export const OPERATION_CHAT = 'chat';
  * import { GEN_AI_OPERATION_NAME, OPERATION_EXECUTE_TOOL } from 'loopkeeper/otel';
  *
  * function toolSpans(spans: readonly ReadableSpan[]) {
- *   return spans
- *     .filter((span) => span.attributes[GEN_AI_OPERATION_NAME] === OPERATION_EXECUTE_TOOL);
+ *   return spans.filter(
+ *     (span) => span.attributes[GEN_AI_OPERATION_NAME] === OPERATION_EXECUTE_TOOL,
+ *   );
  * }
  * ```
  */
@@ -327,7 +342,8 @@ export const OPERATION_EXECUTE_TOOL = 'execute_tool';
  * import { GEN_AI_CONVERSATION_COMPACTED } from 'loopkeeper/otel';
  *
  * function compactions(spans: readonly ReadableSpan[]) {
- *   return spans.flatMap((span) => span.events)
+ *   return spans
+ *     .flatMap((span) => span.events)
  *     .filter((event) => event.name === GEN_AI_CONVERSATION_COMPACTED);
  * }
  * ```

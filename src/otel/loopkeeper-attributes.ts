@@ -100,8 +100,9 @@ export const LOOPKEEPER_REQUEST_ITEM_COUNT = 'loopkeeper.request.item_count';
  * import { LOOPKEEPER_RESPONSE_TOOL_CALLS } from 'loopkeeper/otel';
  *
  * function parallelCalls(spans: readonly ReadableSpan[]) {
- *   return spans
- *     .filter((span) => Number(span.attributes[LOOPKEEPER_RESPONSE_TOOL_CALLS] ?? 0) > 1);
+ *   return spans.filter(
+ *     (span) => Number(span.attributes[LOOPKEEPER_RESPONSE_TOOL_CALLS] ?? 0) > 1,
+ *   );
  * }
  * ```
  */
@@ -131,8 +132,9 @@ export const LOOPKEEPER_RESPONSE_TEXT_LENGTH = 'loopkeeper.response.text_length'
  * import { LOOPKEEPER_TOOL_ARGUMENTS_LENGTH } from 'loopkeeper/otel';
  *
  * function largeArguments(spans: readonly ReadableSpan[]) {
- *   return spans
- *     .filter((span) => Number(span.attributes[LOOPKEEPER_TOOL_ARGUMENTS_LENGTH] ?? 0) > 10_000);
+ *   return spans.filter(
+ *     (span) => Number(span.attributes[LOOPKEEPER_TOOL_ARGUMENTS_LENGTH] ?? 0) > 10_000,
+ *   );
  * }
  * ```
  */
@@ -147,8 +149,9 @@ export const LOOPKEEPER_TOOL_ARGUMENTS_LENGTH = 'loopkeeper.tool.arguments_lengt
  * import { LOOPKEEPER_TOOL_OUTPUT_LENGTH } from 'loopkeeper/otel';
  *
  * function largeOutputs(spans: readonly ReadableSpan[]) {
- *   return spans
- *     .filter((span) => Number(span.attributes[LOOPKEEPER_TOOL_OUTPUT_LENGTH] ?? 0) > 50_000);
+ *   return spans.filter(
+ *     (span) => Number(span.attributes[LOOPKEEPER_TOOL_OUTPUT_LENGTH] ?? 0) > 50_000,
+ *   );
  * }
  * ```
  */
@@ -225,8 +228,7 @@ export const LOOPKEEPER_COMPACTION_REACTIVE = 'loopkeeper.compaction.reactive';
  * import { LOOPKEEPER_COMPACTION_ATTEMPT } from 'loopkeeper/otel';
  *
  * function retries(spans: readonly ReadableSpan[]) {
- *   return spans
- *     .filter((span) => Number(span.attributes[LOOPKEEPER_COMPACTION_ATTEMPT] ?? 0) > 1);
+ *   return spans.filter((span) => Number(span.attributes[LOOPKEEPER_COMPACTION_ATTEMPT] ?? 0) > 1);
  * }
  * ```
  */
@@ -241,8 +243,9 @@ export const LOOPKEEPER_COMPACTION_ATTEMPT = 'loopkeeper.compaction.attempt';
  * import { LOOPKEEPER_COMPACTION_STRATEGIES } from 'loopkeeper/otel';
  *
  * function summarized(spans: readonly ReadableSpan[]) {
- *   return spans
- *     .filter((span) => String(span.attributes[LOOPKEEPER_COMPACTION_STRATEGIES]).includes('summarizeOlder'));
+ *   return spans.filter((span) =>
+ *     String(span.attributes[LOOPKEEPER_COMPACTION_STRATEGIES]).includes('summarizeOlder'),
+ *   );
  * }
  * ```
  */
@@ -254,10 +257,17 @@ export const LOOPKEEPER_COMPACTION_STRATEGIES = 'loopkeeper.compaction.strategie
  * @example
  * ```ts
  * import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
- * import { LOOPKEEPER_COMPACTION_TOKENS_AFTER, LOOPKEEPER_COMPACTION_TOKENS_BEFORE } from 'loopkeeper/otel';
+ * import {
+ *   LOOPKEEPER_COMPACTION_TOKENS_AFTER,
+ *   LOOPKEEPER_COMPACTION_TOKENS_BEFORE,
+ * } from 'loopkeeper/otel';
  *
  * function saved(spans: readonly ReadableSpan[]) {
- *   return spans.map((span) => Number(span.attributes[LOOPKEEPER_COMPACTION_TOKENS_BEFORE] ?? 0) - Number(span.attributes[LOOPKEEPER_COMPACTION_TOKENS_AFTER] ?? 0));
+ *   return spans.map(
+ *     (span) =>
+ *       Number(span.attributes[LOOPKEEPER_COMPACTION_TOKENS_BEFORE] ?? 0) -
+ *       Number(span.attributes[LOOPKEEPER_COMPACTION_TOKENS_AFTER] ?? 0),
+ *   );
  * }
  * ```
  */
@@ -333,8 +343,9 @@ export const LOOPKEEPER_MUTATOR = 'loopkeeper.mutator';
  * import { LOOPKEEPER_MUTATION_POINT } from 'loopkeeper/otel';
  *
  * function afterTools(spans: readonly ReadableSpan[]) {
- *   return spans
- *     .filter((span) => span.attributes[LOOPKEEPER_MUTATION_POINT] === 'AfterToolResult');
+ *   return spans.filter(
+ *     (span) => span.attributes[LOOPKEEPER_MUTATION_POINT] === 'AfterToolResult',
+ *   );
  * }
  * ```
  */
@@ -410,7 +421,9 @@ export const MUTATION_SPAN_NAME = 'loopkeeper.mutation';
  * import { FIRST_DELTA_EVENT_NAME } from 'loopkeeper/otel';
  *
  * function timeToFirstToken(spans: readonly ReadableSpan[]) {
- *   return spans.map((span) => span.events.find((event) => event.name === FIRST_DELTA_EVENT_NAME)?.time);
+ *   return spans.map(
+ *     (span) => span.events.find((event) => event.name === FIRST_DELTA_EVENT_NAME)?.time,
+ *   );
  * }
  * ```
  */

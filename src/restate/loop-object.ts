@@ -65,7 +65,9 @@ export interface LoopObjectOptions<Name extends string = typeof LOOP_OBJECT_NAME
  *
  * // One Virtual Object per session id; each message is a durable turn.
  * const object = createLoopObject({
- *   loop: ({ sessionId }) => ({ model: new ScriptedModel({ script: () => ({ text: `ok ${sessionId}` }) }) }),
+ *   loop: ({ sessionId }) => ({
+ *     model: new ScriptedModel({ script: () => ({ text: `ok ${sessionId}` }) }),
+ *   }),
  * });
  * await restate.serve({ services: [object], port: 9080 });
  * ```

@@ -60,7 +60,13 @@ export interface TelemetryHub {
  *
  * const loop = createAgentLoop({ model: new ScriptedModel({ turns: [] }) });
  * // A listener that throws is reported, not allowed to break the loop.
- * loop.on('RunFinished', safeListener((event) => JSON.parse(String(event.outcome)), ({ error }) => console.error(error)));
+ * loop.on(
+ *   'RunFinished',
+ *   safeListener(
+ *     (event) => JSON.parse(String(event.outcome)),
+ *     ({ error }) => console.error(error),
+ *   ),
+ * );
  * ```
  */
 export function safeListener<Event>(

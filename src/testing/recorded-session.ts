@@ -27,9 +27,17 @@ export interface RecordedSessionOptions {
  * import { recordedSession, ScriptedModel } from 'loopkeeper/testing';
  *
  * const session = recordedSession({
- *   conversations: [[{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello!' }]],
+ *   conversations: [
+ *     [
+ *       { role: 'user', content: 'Hi' },
+ *       { role: 'assistant', content: 'Hello!' },
+ *     ],
+ *   ],
  * });
- * const loop = createAgentLoop({ model: new ScriptedModel({ turns: session.answers }), tools: session.tools });
+ * const loop = createAgentLoop({
+ *   model: new ScriptedModel({ turns: session.answers }),
+ *   tools: session.tools,
+ * });
  * loop.start();
  * for (const turn of session.turns) await runTurn(loop, turn.content);
  * ```

@@ -50,10 +50,15 @@ export const CONTINUE_MESSAGE = 'Continue.';
  * import { fromChatMessages } from 'loopkeeper';
  *
  * const plan = buildReplayPlan({
- *   recordings: [{ name: 'greeting', items: fromChatMessages([
- *     { role: 'user', content: 'Hi' },
- *     { role: 'assistant', content: 'Hello!' },
- *   ]) }],
+ *   recordings: [
+ *     {
+ *       name: 'greeting',
+ *       items: fromChatMessages([
+ *         { role: 'user', content: 'Hi' },
+ *         { role: 'assistant', content: 'Hello!' },
+ *       ]),
+ *     },
+ *   ],
  * });
  * console.log(plan.turns.length, plan.answers.length); // 1 1
  * ```

@@ -62,12 +62,17 @@ interface CallOutcome {
  * import { defineTool } from 'loopkeeper';
  *
  * const now = defineTool({
- *   name: 'now', description: 'The time.', parameters: { type: 'object', properties: {} },
+ *   name: 'now',
+ *   description: 'The time.',
+ *   parameters: { type: 'object', properties: {} },
  *   execute: async () => new Date().toISOString(),
  * });
  * const results = await executeToolCalls({
  *   tools: [now],
- *   calls: [{ id: 'c1', name: 'now', arguments: '{}' }, { id: 'c2', name: 'missing', arguments: '{}' }],
+ *   calls: [
+ *     { id: 'c1', name: 'now', arguments: '{}' },
+ *     { id: 'c2', name: 'missing', arguments: '{}' },
+ *   ],
  *   defaultTimeoutMs: 5_000,
  * });
  * console.log(results.map((result) => result.isError)); // [false, true]: unknown tool

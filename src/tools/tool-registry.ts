@@ -67,7 +67,9 @@ export function createToolRegistry(tools: readonly AnyToolDefinition[]): ToolReg
  * import { defineTool } from 'loopkeeper';
  *
  * const ping = defineTool({
- *   name: 'ping', description: 'Answers pong.', parameters: { type: 'object', properties: {} },
+ *   name: 'ping',
+ *   description: 'Answers pong.',
+ *   parameters: { type: 'object', properties: {} },
  *   execute: async () => 'pong',
  * });
  * console.log(toolSpecs([ping])); // what the model is told: name, description, parameters

@@ -16,7 +16,14 @@ import type { Item } from './types.js';
  * const groups = atomicGroups([
  *   { kind: 'user', id: 'u1', content: 'List files' },
  *   { kind: 'assistant', id: 'a1', toolCalls: [{ id: 'c1', name: 'ls', arguments: '{}' }] },
- *   { kind: 'toolResult', id: 'r1', callId: 'c1', toolName: 'ls', content: 'a.ts', isError: false },
+ *   {
+ *     kind: 'toolResult',
+ *     id: 'r1',
+ *     callId: 'c1',
+ *     toolName: 'ls',
+ *     content: 'a.ts',
+ *     isError: false,
+ *   },
  * ]);
  * console.log(groups); // [{start: 0, end: 1}, {start: 1, end: 3}]
  * ```

@@ -18,7 +18,7 @@ export interface DetectErrorInput {
  *
  * // Decide per tool message whether it was a failure; fall back to the default heuristic.
  * const items = fromChatMessages([], {
- *   detectError: (input) => input.toolName === 'grep' ? false : defaultDetectError(input),
+ *   detectError: (input) => (input.toolName === 'grep' ? false : defaultDetectError(input)),
  * });
  * ```
  */

@@ -34,7 +34,10 @@ export interface FromChatMessagesOptions {
  *   { role: 'user', content: 'List the files.' },
  *   { role: 'assistant', content: 'README.md and package.json.' },
  * ]);
- * console.log(items.map((item) => item.kind), toChatMessages(items).length);
+ * console.log(
+ *   items.map((item) => item.kind),
+ *   toChatMessages(items).length,
+ * );
  * ```
  */
 export function fromChatMessages(

@@ -8,7 +8,12 @@ import { randomUUID } from 'node:crypto';
  * import { createItemId } from 'loopkeeper/transcript';
  * import type { Item } from 'loopkeeper';
  *
- * const note: Item = { kind: 'context', id: createItemId('note'), name: 'memory', text: 'Prefers tabs.' };
+ * const note: Item = {
+ *   kind: 'context',
+ *   id: createItemId('note'),
+ *   name: 'memory',
+ *   text: 'Prefers tabs.',
+ * };
  * console.log(note.id); // 'note_…'
  * ```
  */

@@ -19,7 +19,9 @@ import type { Item, Repair, ToolResultItem } from './types.js';
  * const { items } = repairTranscript([
  *   { kind: 'assistant', id: 'a1', toolCalls: [{ id: 'c1', name: 'deploy', arguments: '{}' }] },
  * ]);
- * console.log(items.some((item) => item.kind === 'toolResult' && item.content === UNANSWERED_CALL_CONTENT));
+ * console.log(
+ *   items.some((item) => item.kind === 'toolResult' && item.content === UNANSWERED_CALL_CONTENT),
+ * );
  * ```
  */
 export const UNANSWERED_CALL_CONTENT =

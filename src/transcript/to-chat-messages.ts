@@ -31,10 +31,9 @@ export interface ToChatMessagesOptions {
  * ```ts
  * import { toChatMessages } from 'loopkeeper';
  *
- * const messages = toChatMessages(
- *   [{ kind: 'user', id: 'u1', content: 'Hello' }],
- *   { instructions: 'You are terse.' },
- * );
+ * const messages = toChatMessages([{ kind: 'user', id: 'u1', content: 'Hello' }], {
+ *   instructions: 'You are terse.',
+ * });
  * console.log(messages[0]?.role); // 'system'
  * ```
  */

@@ -113,7 +113,9 @@ export const ITEM_KINDS: readonly ItemKind[] = ['user', 'assistant', 'toolResult
  * ```ts
  * import { COMPACTION_SUMMARY_NAME, type Item } from 'loopkeeper';
  *
- * const history: Item[] = [{ kind: 'context', id: 'c1', name: COMPACTION_SUMMARY_NAME, text: '…' }];
+ * const history: Item[] = [
+ *   { kind: 'context', id: 'c1', name: COMPACTION_SUMMARY_NAME, text: '…' },
+ * ];
  * const summaries = history.filter(
  *   (item) => item.kind === 'context' && item.name === COMPACTION_SUMMARY_NAME,
  * );

@@ -41,8 +41,18 @@ export async function example_applyCompaction(): Promise<void> {
   const previous: Item[] = [{ kind: 'user', id: 'u1', content: 'Hello' }];
   await store.append('s1', [{ type: 'items-appended', items: previous }], { expectedSeq: 0 });
   const marker = await applyCompaction({
-    store, sessionId: 's1', expectedSeq: 1, previous, reason: 'manual',
-    outcome: { transcript: previous, tier: 'structural', strategies: [], tokensBefore: 9, tokensAfter: 9 },
+    store,
+    sessionId: 's1',
+    expectedSeq: 1,
+    previous,
+    reason: 'manual',
+    outcome: {
+      transcript: previous,
+      tier: 'structural',
+      strategies: [],
+      tokensBefore: 9,
+      tokensAfter: 9,
+    },
   });
   console.log(marker.type, marker.throughSeq);
 }
@@ -68,7 +78,10 @@ export async function example_clipToolResults(): Promise<void> {
 export async function example_COMPACTION_SHARES(): Promise<void> {
   // The summary cap and the protected tail a 32k target gets by default.
   const targetTokens = 32_000;
-  console.log(targetTokens * COMPACTION_SHARES.summary, targetTokens * COMPACTION_SHARES.protectRecent);
+  console.log(
+    targetTokens * COMPACTION_SHARES.summary,
+    targetTokens * COMPACTION_SHARES.protectRecent,
+  );
 }
 
 // compactionBudgetFor: src/compaction/compactor-budget.ts
@@ -100,7 +113,8 @@ export async function example_DEFAULT_SUMMARY_PROMPT(): Promise<void> {
 export async function example_defaultToolOutputPlaceholder(): Promise<void> {
   // Extend the default text instead of replacing it.
   const strategy = pruneToolResults({
-    placeholder: (output) => `${defaultToolOutputPlaceholder(output)} (pruned at ${new Date().toISOString()})`,
+    placeholder: (output) =>
+      `${defaultToolOutputPlaceholder(output)} (pruned at ${new Date().toISOString()})`,
   });
 }
 
@@ -111,7 +125,11 @@ export async function example_emergencyPruneTranscript(): Promise<void> {
     { kind: 'assistant', id: 'a1', text: 'Done.' },
     { kind: 'user', id: 'u2', content: 'Second request' },
   ];
-  const outcome = emergencyPruneTranscript({ transcript, tokens: await createTokenCounter(), maxTokens: 30 });
+  const outcome = emergencyPruneTranscript({
+    transcript,
+    tokens: await createTokenCounter(),
+    maxTokens: 30,
+  });
   console.log(outcome.fits, outcome.turnsKept, outcome.turnsDropped);
 }
 
@@ -142,7 +160,14 @@ export async function example_pruneLargestToolResults(): Promise<void> {
     {
       transcript: [
         { kind: 'assistant', id: 'a1', toolCalls: [{ id: 'c1', name: 'cat', arguments: '{}' }] },
-        { kind: 'toolResult', id: 'r1', callId: 'c1', toolName: 'cat', content: 'x'.repeat(50_000), isError: false },
+        {
+          kind: 'toolResult',
+          id: 'r1',
+          callId: 'c1',
+          toolName: 'cat',
+          content: 'x'.repeat(50_000),
+          isError: false,
+        },
       ],
       reason: 'payload-too-large',
       budget: { maxTokens: 2_000, targetTokens: 1_000 },

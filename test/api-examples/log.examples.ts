@@ -37,7 +37,11 @@ export async function example_buildReplacementView(): Promise<void> {
 // createProjection: src/log/projection.ts
 export async function example_createProjection(): Promise<void> {
   const store = new MemorySessionStore();
-  await store.append('s1', [{ type: 'items-appended', items: [{ kind: 'user', id: 'u1', content: 'Hi' }] }], { expectedSeq: 0 });
+  await store.append(
+    's1',
+    [{ type: 'items-appended', items: [{ kind: 'user', id: 'u1', content: 'Hi' }] }],
+    { expectedSeq: 0 },
+  );
   const events = [];
   for await (const event of store.read('s1')) events.push(event);
   console.log(createProjection({ events }).items.length); // 1
@@ -57,7 +61,9 @@ export async function example_loadProjection(): Promise<void> {
 
 // MAX_SESSION_ID_LENGTH: src/log/session-id.ts
 export async function example_MAX_SESSION_ID_LENGTH(): Promise<void> {
-  const sessionId = `tenant-7/${'x'.repeat(200)}`.replaceAll('/', '-').slice(0, MAX_SESSION_ID_LENGTH);
+  const sessionId = `tenant-7/${'x'.repeat(200)}`
+    .replaceAll('/', '-')
+    .slice(0, MAX_SESSION_ID_LENGTH);
   console.log(sessionId.length);
 }
 

@@ -67,7 +67,10 @@ export async function example_COMPACTION_SPAN_NAME(): Promise<void> {
 // createGenAiTracing: src/otel/create-gen-ai-tracing.ts
 export async function example_createGenAiTracing(): Promise<void> {
   const tracing = createGenAiTracing({ tracer: trace.getTracer('my-agent'), agentName: 'helper' });
-  const model = openAIChatModel({ apiKey: process.env['OPENAI_API_KEY'] ?? '', model: 'gpt-4o-mini' });
+  const model = openAIChatModel({
+    apiKey: process.env['OPENAI_API_KEY'] ?? '',
+    model: 'gpt-4o-mini',
+  });
   // The wrapped model runs each call inside its chat span, so HTTP spans nest under it.
   const loop = createAgentLoop({ model: tracing.wrapModel(model) });
   tracing.attach(loop);
@@ -83,7 +86,9 @@ export async function example_ERROR_TYPE(): Promise<void> {
 // FIRST_DELTA_EVENT_NAME: src/otel/loopkeeper-attributes.ts
 export async function example_FIRST_DELTA_EVENT_NAME(): Promise<void> {
   function timeToFirstToken(spans: readonly ReadableSpan[]) {
-    return spans.map((span) => span.events.find((event) => event.name === FIRST_DELTA_EVENT_NAME)?.time);
+    return spans.map(
+      (span) => span.events.find((event) => event.name === FIRST_DELTA_EVENT_NAME)?.time,
+    );
   }
 }
 
@@ -97,7 +102,8 @@ export async function example_GEN_AI_AGENT_NAME(): Promise<void> {
 // GEN_AI_CONVERSATION_COMPACTED: src/otel/gen-ai-attributes.ts
 export async function example_GEN_AI_CONVERSATION_COMPACTED(): Promise<void> {
   function compactions(spans: readonly ReadableSpan[]) {
-    return spans.flatMap((span) => span.events)
+    return spans
+      .flatMap((span) => span.events)
       .filter((event) => event.name === GEN_AI_CONVERSATION_COMPACTED);
   }
 }
@@ -126,7 +132,9 @@ export async function example_GEN_AI_OPERATION_NAME(): Promise<void> {
 // GEN_AI_OUTPUT_MESSAGES: src/otel/gen-ai-attributes.ts
 export async function example_GEN_AI_OUTPUT_MESSAGES(): Promise<void> {
   function answersOf(spans: readonly ReadableSpan[]) {
-    return spans.map((span) => JSON.parse(String(span.attributes[GEN_AI_OUTPUT_MESSAGES] ?? '[]')));
+    return spans.map((span) =>
+      JSON.parse(String(span.attributes[GEN_AI_OUTPUT_MESSAGES] ?? '[]')),
+    );
   }
 }
 
@@ -147,8 +155,9 @@ export async function example_GEN_AI_REQUEST_MODEL(): Promise<void> {
 // GEN_AI_RESPONSE_FINISH_REASONS: src/otel/gen-ai-attributes.ts
 export async function example_GEN_AI_RESPONSE_FINISH_REASONS(): Promise<void> {
   function truncated(spans: readonly ReadableSpan[]) {
-    return spans
-      .filter((span) => String(span.attributes[GEN_AI_RESPONSE_FINISH_REASONS]).includes('length'));
+    return spans.filter((span) =>
+      String(span.attributes[GEN_AI_RESPONSE_FINISH_REASONS]).includes('length'),
+    );
   }
 }
 
@@ -162,7 +171,8 @@ export async function example_GEN_AI_RESPONSE_MODEL(): Promise<void> {
 // GEN_AI_TOOL_CALL_ARGUMENTS: src/otel/gen-ai-attributes.ts
 export async function example_GEN_AI_TOOL_CALL_ARGUMENTS(): Promise<void> {
   function argumentsOf(spans: readonly ReadableSpan[]) {
-    return spans.map((span) => span.attributes[GEN_AI_TOOL_CALL_ARGUMENTS])
+    return spans
+      .map((span) => span.attributes[GEN_AI_TOOL_CALL_ARGUMENTS])
       .filter((value) => value !== undefined);
   }
 }
@@ -191,21 +201,30 @@ export async function example_GEN_AI_TOOL_TYPE(): Promise<void> {
 // GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS: src/otel/gen-ai-attributes.ts
 export async function example_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS(): Promise<void> {
   function cachedTokens(spans: readonly ReadableSpan[]) {
-    return spans.reduce((sum, span) => sum + Number(span.attributes[GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS] ?? 0), 0);
+    return spans.reduce(
+      (sum, span) => sum + Number(span.attributes[GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS] ?? 0),
+      0,
+    );
   }
 }
 
 // GEN_AI_USAGE_INPUT_TOKENS: src/otel/gen-ai-attributes.ts
 export async function example_GEN_AI_USAGE_INPUT_TOKENS(): Promise<void> {
   function inputTokens(spans: readonly ReadableSpan[]) {
-    return spans.reduce((sum, span) => sum + Number(span.attributes[GEN_AI_USAGE_INPUT_TOKENS] ?? 0), 0);
+    return spans.reduce(
+      (sum, span) => sum + Number(span.attributes[GEN_AI_USAGE_INPUT_TOKENS] ?? 0),
+      0,
+    );
   }
 }
 
 // GEN_AI_USAGE_OUTPUT_TOKENS: src/otel/gen-ai-attributes.ts
 export async function example_GEN_AI_USAGE_OUTPUT_TOKENS(): Promise<void> {
   function outputTokens(spans: readonly ReadableSpan[]) {
-    return spans.reduce((sum, span) => sum + Number(span.attributes[GEN_AI_USAGE_OUTPUT_TOKENS] ?? 0), 0);
+    return spans.reduce(
+      (sum, span) => sum + Number(span.attributes[GEN_AI_USAGE_OUTPUT_TOKENS] ?? 0),
+      0,
+    );
   }
 }
 
@@ -219,8 +238,7 @@ export async function example_LOOPKEEPER_CHILD_SOURCE(): Promise<void> {
 // LOOPKEEPER_COMPACTION_ATTEMPT: src/otel/loopkeeper-attributes.ts
 export async function example_LOOPKEEPER_COMPACTION_ATTEMPT(): Promise<void> {
   function retries(spans: readonly ReadableSpan[]) {
-    return spans
-      .filter((span) => Number(span.attributes[LOOPKEEPER_COMPACTION_ATTEMPT] ?? 0) > 1);
+    return spans.filter((span) => Number(span.attributes[LOOPKEEPER_COMPACTION_ATTEMPT] ?? 0) > 1);
   }
 }
 
@@ -255,8 +273,9 @@ export async function example_LOOPKEEPER_COMPACTION_REASON(): Promise<void> {
 // LOOPKEEPER_COMPACTION_STRATEGIES: src/otel/loopkeeper-attributes.ts
 export async function example_LOOPKEEPER_COMPACTION_STRATEGIES(): Promise<void> {
   function summarized(spans: readonly ReadableSpan[]) {
-    return spans
-      .filter((span) => String(span.attributes[LOOPKEEPER_COMPACTION_STRATEGIES]).includes('summarizeOlder'));
+    return spans.filter((span) =>
+      String(span.attributes[LOOPKEEPER_COMPACTION_STRATEGIES]).includes('summarizeOlder'),
+    );
   }
 }
 
@@ -277,7 +296,11 @@ export async function example_LOOPKEEPER_COMPACTION_TOKENS_AFTER(): Promise<void
 // LOOPKEEPER_COMPACTION_TOKENS_BEFORE: src/otel/loopkeeper-attributes.ts
 export async function example_LOOPKEEPER_COMPACTION_TOKENS_BEFORE(): Promise<void> {
   function saved(spans: readonly ReadableSpan[]) {
-    return spans.map((span) => Number(span.attributes[LOOPKEEPER_COMPACTION_TOKENS_BEFORE] ?? 0) - Number(span.attributes[LOOPKEEPER_COMPACTION_TOKENS_AFTER] ?? 0));
+    return spans.map(
+      (span) =>
+        Number(span.attributes[LOOPKEEPER_COMPACTION_TOKENS_BEFORE] ?? 0) -
+        Number(span.attributes[LOOPKEEPER_COMPACTION_TOKENS_AFTER] ?? 0),
+    );
   }
 }
 
@@ -291,8 +314,9 @@ export async function example_LOOPKEEPER_MUTATION_DIRTY(): Promise<void> {
 // LOOPKEEPER_MUTATION_POINT: src/otel/loopkeeper-attributes.ts
 export async function example_LOOPKEEPER_MUTATION_POINT(): Promise<void> {
   function afterTools(spans: readonly ReadableSpan[]) {
-    return spans
-      .filter((span) => span.attributes[LOOPKEEPER_MUTATION_POINT] === 'AfterToolResult');
+    return spans.filter(
+      (span) => span.attributes[LOOPKEEPER_MUTATION_POINT] === 'AfterToolResult',
+    );
   }
 }
 
@@ -327,8 +351,9 @@ export async function example_LOOPKEEPER_RESPONSE_TEXT_LENGTH(): Promise<void> {
 // LOOPKEEPER_RESPONSE_TOOL_CALLS: src/otel/loopkeeper-attributes.ts
 export async function example_LOOPKEEPER_RESPONSE_TOOL_CALLS(): Promise<void> {
   function parallelCalls(spans: readonly ReadableSpan[]) {
-    return spans
-      .filter((span) => Number(span.attributes[LOOPKEEPER_RESPONSE_TOOL_CALLS] ?? 0) > 1);
+    return spans.filter(
+      (span) => Number(span.attributes[LOOPKEEPER_RESPONSE_TOOL_CALLS] ?? 0) > 1,
+    );
   }
 }
 
@@ -363,8 +388,9 @@ export async function example_LOOPKEEPER_STEP(): Promise<void> {
 // LOOPKEEPER_TOOL_ARGUMENTS_LENGTH: src/otel/loopkeeper-attributes.ts
 export async function example_LOOPKEEPER_TOOL_ARGUMENTS_LENGTH(): Promise<void> {
   function largeArguments(spans: readonly ReadableSpan[]) {
-    return spans
-      .filter((span) => Number(span.attributes[LOOPKEEPER_TOOL_ARGUMENTS_LENGTH] ?? 0) > 10_000);
+    return spans.filter(
+      (span) => Number(span.attributes[LOOPKEEPER_TOOL_ARGUMENTS_LENGTH] ?? 0) > 10_000,
+    );
   }
 }
 
@@ -378,8 +404,9 @@ export async function example_LOOPKEEPER_TOOL_IS_ERROR(): Promise<void> {
 // LOOPKEEPER_TOOL_OUTPUT_LENGTH: src/otel/loopkeeper-attributes.ts
 export async function example_LOOPKEEPER_TOOL_OUTPUT_LENGTH(): Promise<void> {
   function largeOutputs(spans: readonly ReadableSpan[]) {
-    return spans
-      .filter((span) => Number(span.attributes[LOOPKEEPER_TOOL_OUTPUT_LENGTH] ?? 0) > 50_000);
+    return spans.filter(
+      (span) => Number(span.attributes[LOOPKEEPER_TOOL_OUTPUT_LENGTH] ?? 0) > 50_000,
+    );
   }
 }
 
@@ -400,16 +427,18 @@ export async function example_OPERATION_CHAT(): Promise<void> {
 // OPERATION_EXECUTE_TOOL: src/otel/gen-ai-attributes.ts
 export async function example_OPERATION_EXECUTE_TOOL(): Promise<void> {
   function toolSpans(spans: readonly ReadableSpan[]) {
-    return spans
-      .filter((span) => span.attributes[GEN_AI_OPERATION_NAME] === OPERATION_EXECUTE_TOOL);
+    return spans.filter(
+      (span) => span.attributes[GEN_AI_OPERATION_NAME] === OPERATION_EXECUTE_TOOL,
+    );
   }
 }
 
 // OPERATION_INVOKE_AGENT: src/otel/gen-ai-attributes.ts
 export async function example_OPERATION_INVOKE_AGENT(): Promise<void> {
   function runSpans(spans: readonly ReadableSpan[]) {
-    return spans
-      .filter((span) => span.attributes[GEN_AI_OPERATION_NAME] === OPERATION_INVOKE_AGENT);
+    return spans.filter(
+      (span) => span.attributes[GEN_AI_OPERATION_NAME] === OPERATION_INVOKE_AGENT,
+    );
   }
 }
 

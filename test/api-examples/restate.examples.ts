@@ -10,7 +10,9 @@ import { ScriptedModel } from 'loopkeeper/testing';
 export async function example_createLoopObject(): Promise<void> {
   // One Virtual Object per session id; each message is a durable turn.
   const object = createLoopObject({
-    loop: ({ sessionId }) => ({ model: new ScriptedModel({ script: () => ({ text: `ok ${sessionId}` }) }) }),
+    loop: ({ sessionId }) => ({
+      model: new ScriptedModel({ script: () => ({ text: `ok ${sessionId}` }) }),
+    }),
   });
   await restate.serve({ services: [object], port: 9080 });
 }

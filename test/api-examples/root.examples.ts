@@ -76,13 +76,17 @@ export async function example_agentLoopMachine(): Promise<void> {
 export async function example_agentSummarizer(): Promise<void> {
   const compactor = createCompactor({
     trigger: tokenBudgetTrigger({ maxTokens: 32_000 }),
-    backend: agentSummarizer({ model: new ScriptedModel({ turns: [{ text: '## Goal\nShip.' }] }) }),
+    backend: agentSummarizer({
+      model: new ScriptedModel({ turns: [{ text: '## Goal\nShip.' }] }),
+    }),
   });
 }
 
 // COMPACTION_SUMMARY_NAME: src/transcript/types.ts
 export async function example_COMPACTION_SUMMARY_NAME(): Promise<void> {
-  const history: Item[] = [{ kind: 'context', id: 'c1', name: COMPACTION_SUMMARY_NAME, text: '…' }];
+  const history: Item[] = [
+    { kind: 'context', id: 'c1', name: COMPACTION_SUMMARY_NAME, text: '…' },
+  ];
   const summaries = history.filter(
     (item) => item.kind === 'context' && item.name === COMPACTION_SUMMARY_NAME,
   );
@@ -93,7 +97,8 @@ export async function example_COMPACTION_SUMMARY_NAME(): Promise<void> {
 export async function example_CompactionError(): Promise<void> {
   const loop = createAgentLoop({ model: new ScriptedModel({ turns: [] }) });
   loop.on('CompactionFailed', ({ error }) => {
-    if (error.code === 'summary_timeout') console.warn('summary timed out; emergency prune follows');
+    if (error.code === 'summary_timeout')
+      console.warn('summary timed out; emergency prune follows');
   });
   console.log(CompactionError.isInstance(new Error('plain')));
 }
@@ -123,7 +128,8 @@ export async function example_ContextOverflowError(): Promise<void> {
   const loop = createAgentLoop({ model: new ScriptedModel({ turns: [{ text: 'Done.' }] }) });
   loop.start();
   const finished = await runTurn(loop, 'Go on.');
-  if (ContextOverflowError.isInstance(finished.error)) console.error('the latest turn alone does not fit');
+  if (ContextOverflowError.isInstance(finished.error))
+    console.error('the latest turn alone does not fit');
 }
 
 // contextWindowTrigger: src/compaction/triggers/context-window-trigger.ts
@@ -220,7 +226,11 @@ export async function example_DurableStepError(): Promise<void> {
 // effectiveHistory: src/log/effective-history.ts
 export async function example_effectiveHistory(): Promise<void> {
   const store = new MemorySessionStore();
-  await store.append('s1', [{ type: 'items-appended', items: [{ kind: 'user', id: 'u1', content: 'Hi' }] }], { expectedSeq: 0 });
+  await store.append(
+    's1',
+    [{ type: 'items-appended', items: [{ kind: 'user', id: 'u1', content: 'Hi' }] }],
+    { expectedSeq: 0 },
+  );
   const events = [];
   for await (const event of store.read('s1')) events.push(event);
   console.log(effectiveHistory(events)); // what the model would see
@@ -255,7 +265,11 @@ export async function example_extractiveSummarizer(): Promise<void> {
 export async function example_FileSessionStore(): Promise<void> {
   const store = new FileSessionStore({ directory: join(tmpdir(), 'loopkeeper-sessions') });
   // A loop on an existing session id resumes it from the log.
-  const loop = createAgentLoop({ model: new ScriptedModel({ turns: [] }), store, sessionId: 'support-42' });
+  const loop = createAgentLoop({
+    model: new ScriptedModel({ turns: [] }),
+    store,
+    sessionId: 'support-42',
+  });
 }
 
 // fromChatMessages: src/transcript/from-chat-messages.ts
@@ -264,7 +278,10 @@ export async function example_fromChatMessages(): Promise<void> {
     { role: 'user', content: 'List the files.' },
     { role: 'assistant', content: 'README.md and package.json.' },
   ]);
-  console.log(items.map((item) => item.kind), toChatMessages(items).length);
+  console.log(
+    items.map((item) => item.kind),
+    toChatMessages(items).length,
+  );
 }
 
 // itemCountTrigger: src/compaction/triggers/item-count-trigger.ts
@@ -329,7 +346,8 @@ export async function example_ModelError(): Promise<void> {
 export async function example_MutatorError(): Promise<void> {
   const loop = createAgentLoop({ model: new ScriptedModel({ turns: [] }) });
   loop.on('RunFinished', ({ error }) => {
-    if (MutatorError.isInstance(error)) console.error('a mutator broke the transcript', error.message);
+    if (MutatorError.isInstance(error))
+      console.error('a mutator broke the transcript', error.message);
   });
 }
 
@@ -348,7 +366,11 @@ export async function example_openAgentLoop(): Promise<void> {
 // openAIChatModel: src/model/openai-chat-model.ts
 export async function example_openAIChatModel(): Promise<void> {
   // Any Chat Completions compatible server works through baseURL.
-  const model = openAIChatModel({ baseURL: 'http://localhost:11434/v1', apiKey: 'ollama', model: 'qwen3' });
+  const model = openAIChatModel({
+    baseURL: 'http://localhost:11434/v1',
+    apiKey: 'ollama',
+    model: 'qwen3',
+  });
   const loop = createAgentLoop({ model });
 }
 
@@ -356,7 +378,10 @@ export async function example_openAIChatModel(): Promise<void> {
 export async function example_openAISummarizer(): Promise<void> {
   const compactor = createCompactor({
     trigger: tokenBudgetTrigger({ maxTokens: 100_000 }),
-    backend: openAISummarizer({ apiKey: process.env['OPENAI_API_KEY'] ?? '', model: 'gpt-4o-mini' }),
+    backend: openAISummarizer({
+      apiKey: process.env['OPENAI_API_KEY'] ?? '',
+      model: 'gpt-4o-mini',
+    }),
   });
 }
 
@@ -364,15 +389,28 @@ export async function example_openAISummarizer(): Promise<void> {
 export async function example_pipeline(): Promise<void> {
   // Cheap steps first: the pipeline stops once the transcript is under the target.
   const strategy = pipeline(dropReasoning(), pruneToolResults(), keepRecent({ tokens: 8_000 }));
-  const compactor = createCompactor({ trigger: tokenBudgetTrigger({ maxTokens: 32_000 }), strategy });
+  const compactor = createCompactor({
+    trigger: tokenBudgetTrigger({ maxTokens: 32_000 }),
+    strategy,
+  });
 }
 
 // ProtocolError: src/errors/protocol-error.ts
 export async function example_ProtocolError(): Promise<void> {
   try {
-    toChatMessages([{ kind: 'toolResult', id: 'r1', callId: 'missing', toolName: 'ls', content: '', isError: false }]);
+    toChatMessages([
+      {
+        kind: 'toolResult',
+        id: 'r1',
+        callId: 'missing',
+        toolName: 'ls',
+        content: '',
+        isError: false,
+      },
+    ]);
   } catch (error) {
-    if (ProtocolError.isInstance(error)) for (const problem of error.problems) console.log(problem.kind);
+    if (ProtocolError.isInstance(error))
+      for (const problem of error.problems) console.log(problem.kind);
   }
 }
 
@@ -421,10 +459,9 @@ export async function example_summarizeOlder(): Promise<void> {
 
 // toChatMessages: src/transcript/to-chat-messages.ts
 export async function example_toChatMessages(): Promise<void> {
-  const messages = toChatMessages(
-    [{ kind: 'user', id: 'u1', content: 'Hello' }],
-    { instructions: 'You are terse.' },
-  );
+  const messages = toChatMessages([{ kind: 'user', id: 'u1', content: 'Hello' }], {
+    instructions: 'You are terse.',
+  });
   console.log(messages[0]?.role); // 'system'
 }
 

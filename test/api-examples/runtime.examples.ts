@@ -20,7 +20,13 @@ export async function example_machineToMermaid(): Promise<void> {
 export async function example_safeListener(): Promise<void> {
   const loop = createAgentLoop({ model: new ScriptedModel({ turns: [] }) });
   // A listener that throws is reported, not allowed to break the loop.
-  loop.on('RunFinished', safeListener((event) => JSON.parse(String(event.outcome)), ({ error }) => console.error(error)));
+  loop.on(
+    'RunFinished',
+    safeListener(
+      (event) => JSON.parse(String(event.outcome)),
+      ({ error }) => console.error(error),
+    ),
+  );
 }
 
 // serializeError: machines/agent-loop.errors.ts

@@ -27,10 +27,15 @@ import {
 // buildReplayPlan: src/testing/replay-plan.ts
 export async function example_buildReplayPlan(): Promise<void> {
   const plan = buildReplayPlan({
-    recordings: [{ name: 'greeting', items: fromChatMessages([
-      { role: 'user', content: 'Hi' },
-      { role: 'assistant', content: 'Hello!' },
-    ]) }],
+    recordings: [
+      {
+        name: 'greeting',
+        items: fromChatMessages([
+          { role: 'user', content: 'Hi' },
+          { role: 'assistant', content: 'Hello!' },
+        ]),
+      },
+    ],
   });
   console.log(plan.turns.length, plan.answers.length); // 1 1
 }
@@ -74,7 +79,10 @@ export async function example_measureCompactionQuality(): Promise<void> {
 // QUALITY_INSTRUCTIONS: src/testing/quality/replay-recording.ts
 export async function example_QUALITY_INSTRUCTIONS(): Promise<void> {
   const replayed = await replayRecording({
-    messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello!' }],
+    messages: [
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: 'Hello!' },
+    ],
     tokens: await createTokenCounter(),
     instructions: `${QUALITY_INSTRUCTIONS} Keep every file path.`,
   });
@@ -83,9 +91,17 @@ export async function example_QUALITY_INSTRUCTIONS(): Promise<void> {
 // recordedSession: src/testing/recorded-session.ts
 export async function example_recordedSession(): Promise<void> {
   const session = recordedSession({
-    conversations: [[{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello!' }]],
+    conversations: [
+      [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'Hello!' },
+      ],
+    ],
   });
-  const loop = createAgentLoop({ model: new ScriptedModel({ turns: session.answers }), tools: session.tools });
+  const loop = createAgentLoop({
+    model: new ScriptedModel({ turns: session.answers }),
+    tools: session.tools,
+  });
   loop.start();
   for (const turn of session.turns) await runTurn(loop, turn.content);
 }
@@ -93,7 +109,10 @@ export async function example_recordedSession(): Promise<void> {
 // replayRecording: src/testing/quality/replay-recording.ts
 export async function example_replayRecording(): Promise<void> {
   const { requests, turns, loop } = await replayRecording({
-    messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello!' }],
+    messages: [
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: 'Hello!' },
+    ],
     tokens: await createTokenCounter(),
   });
   console.log(requests.length, turns[0]?.outcome);
@@ -121,7 +140,11 @@ export async function example_startFakeOpenAIServer(): Promise<void> {
 // workFactsOf: src/testing/quality/work-facts.ts
 export async function example_workFactsOf(): Promise<void> {
   const facts = workFactsOf([
-    { kind: 'user', id: 'u1', content: 'Fix the crash in src/parser.ts (TypeError: x is undefined)' },
+    {
+      kind: 'user',
+      id: 'u1',
+      content: 'Fix the crash in src/parser.ts (TypeError: x is undefined)',
+    },
   ]);
   console.log(facts.paths, facts.errorLines);
 }

@@ -34,12 +34,17 @@ export async function example_createToolRegistry(): Promise<void> {
 // executeToolCalls: src/tools/execute-tool-calls.ts
 export async function example_executeToolCalls(): Promise<void> {
   const now = defineTool({
-    name: 'now', description: 'The time.', parameters: { type: 'object', properties: {} },
+    name: 'now',
+    description: 'The time.',
+    parameters: { type: 'object', properties: {} },
     execute: async () => new Date().toISOString(),
   });
   const results = await executeToolCalls({
     tools: [now],
-    calls: [{ id: 'c1', name: 'now', arguments: '{}' }, { id: 'c2', name: 'missing', arguments: '{}' }],
+    calls: [
+      { id: 'c1', name: 'now', arguments: '{}' },
+      { id: 'c2', name: 'missing', arguments: '{}' },
+    ],
     defaultTimeoutMs: 5_000,
   });
   console.log(results.map((result) => result.isError)); // [false, true]: unknown tool
@@ -55,7 +60,9 @@ export async function example_TOOL_NAME_PATTERN(): Promise<void> {
 // toolSpecs: src/tools/tool-registry.ts
 export async function example_toolSpecs(): Promise<void> {
   const ping = defineTool({
-    name: 'ping', description: 'Answers pong.', parameters: { type: 'object', properties: {} },
+    name: 'ping',
+    description: 'Answers pong.',
+    parameters: { type: 'object', properties: {} },
     execute: async () => 'pong',
   });
   console.log(toolSpecs([ping])); // what the model is told: name, description, parameters

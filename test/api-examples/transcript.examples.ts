@@ -26,14 +26,26 @@ export async function example_atomicGroups(): Promise<void> {
   const groups = atomicGroups([
     { kind: 'user', id: 'u1', content: 'List files' },
     { kind: 'assistant', id: 'a1', toolCalls: [{ id: 'c1', name: 'ls', arguments: '{}' }] },
-    { kind: 'toolResult', id: 'r1', callId: 'c1', toolName: 'ls', content: 'a.ts', isError: false },
+    {
+      kind: 'toolResult',
+      id: 'r1',
+      callId: 'c1',
+      toolName: 'ls',
+      content: 'a.ts',
+      isError: false,
+    },
   ]);
   console.log(groups); // [{start: 0, end: 1}, {start: 1, end: 3}]
 }
 
 // createItemId: src/transcript/ids.ts
 export async function example_createItemId(): Promise<void> {
-  const note: Item = { kind: 'context', id: createItemId('note'), name: 'memory', text: 'Prefers tabs.' };
+  const note: Item = {
+    kind: 'context',
+    id: createItemId('note'),
+    name: 'memory',
+    text: 'Prefers tabs.',
+  };
   console.log(note.id); // 'note_…'
 }
 
@@ -41,7 +53,7 @@ export async function example_createItemId(): Promise<void> {
 export async function example_defaultDetectError(): Promise<void> {
   // Decide per tool message whether it was a failure; fall back to the default heuristic.
   const items = fromChatMessages([], {
-    detectError: (input) => input.toolName === 'grep' ? false : defaultDetectError(input),
+    detectError: (input) => (input.toolName === 'grep' ? false : defaultDetectError(input)),
   });
 }
 
@@ -63,7 +75,9 @@ export async function example_UNANSWERED_CALL_CONTENT(): Promise<void> {
   const { items } = repairTranscript([
     { kind: 'assistant', id: 'a1', toolCalls: [{ id: 'c1', name: 'deploy', arguments: '{}' }] },
   ]);
-  console.log(items.some((item) => item.kind === 'toolResult' && item.content === UNANSWERED_CALL_CONTENT));
+  console.log(
+    items.some((item) => item.kind === 'toolResult' && item.content === UNANSWERED_CALL_CONTENT),
+  );
 }
 
 // userTurns: src/transcript/user-turns.ts

@@ -87,7 +87,8 @@ export function toolOutputFacts(content: string, maxCharacters = content.length 
  *
  * // Extend the default text instead of replacing it.
  * const strategy = pruneToolResults({
- *   placeholder: (output) => `${defaultToolOutputPlaceholder(output)} (pruned at ${new Date().toISOString()})`,
+ *   placeholder: (output) =>
+ *     `${defaultToolOutputPlaceholder(output)} (pruned at ${new Date().toISOString()})`,
  * });
  * ```
  */

@@ -22,7 +22,13 @@ export interface DropFailedToolResultsOptions {
  *
  * @example
  * ```ts
- * import { createCompactor, dropFailedToolResults, pipeline, pruneToolResults, tokenBudgetTrigger } from 'loopkeeper';
+ * import {
+ *   createCompactor,
+ *   dropFailedToolResults,
+ *   pipeline,
+ *   pruneToolResults,
+ *   tokenBudgetTrigger,
+ * } from 'loopkeeper';
  *
  * const compactor = createCompactor({
  *   trigger: tokenBudgetTrigger({ maxTokens: 16_000 }),

@@ -56,7 +56,11 @@ export interface EmergencyPruneOutcome {
  *   { kind: 'assistant', id: 'a1', text: 'Done.' },
  *   { kind: 'user', id: 'u2', content: 'Second request' },
  * ];
- * const outcome = emergencyPruneTranscript({ transcript, tokens: await createTokenCounter(), maxTokens: 30 });
+ * const outcome = emergencyPruneTranscript({
+ *   transcript,
+ *   tokens: await createTokenCounter(),
+ *   maxTokens: 30,
+ * });
  * console.log(outcome.fits, outcome.turnsKept, outcome.turnsDropped);
  * ```
  */
@@ -158,7 +162,13 @@ export interface EmergencyPruneOptions {
  *
  * @example
  * ```ts
- * import { createCompactor, emergencyPrune, pipeline, pruneToolResults, tokenBudgetTrigger } from 'loopkeeper';
+ * import {
+ *   createCompactor,
+ *   emergencyPrune,
+ *   pipeline,
+ *   pruneToolResults,
+ *   tokenBudgetTrigger,
+ * } from 'loopkeeper';
  *
  * // A summary-free policy: prune tool output, then keep the newest whole turns that fit.
  * const compactor = createCompactor({

@@ -30,7 +30,14 @@ export interface PruneLargestToolResultsOptions {
  *   {
  *     transcript: [
  *       { kind: 'assistant', id: 'a1', toolCalls: [{ id: 'c1', name: 'cat', arguments: '{}' }] },
- *       { kind: 'toolResult', id: 'r1', callId: 'c1', toolName: 'cat', content: 'x'.repeat(50_000), isError: false },
+ *       {
+ *         kind: 'toolResult',
+ *         id: 'r1',
+ *         callId: 'c1',
+ *         toolName: 'cat',
+ *         content: 'x'.repeat(50_000),
+ *         isError: false,
+ *       },
  *     ],
  *     reason: 'payload-too-large',
  *     budget: { maxTokens: 2_000, targetTokens: 1_000 },

@@ -88,7 +88,12 @@ function summaryRoom(
  *
  * @example
  * ```ts
- * import { createCompactor, extractiveSummarizer, summarizeOlder, tokenBudgetTrigger } from 'loopkeeper';
+ * import {
+ *   createCompactor,
+ *   extractiveSummarizer,
+ *   summarizeOlder,
+ *   tokenBudgetTrigger,
+ * } from 'loopkeeper';
  *
  * const compactor = createCompactor({
  *   trigger: tokenBudgetTrigger({ maxTokens: 32_000 }),

@@ -65,7 +65,9 @@ const TOOL_NOTE = [
  *
  * const compactor = createCompactor({
  *   trigger: tokenBudgetTrigger({ maxTokens: 32_000 }),
- *   backend: agentSummarizer({ model: new ScriptedModel({ turns: [{ text: '## Goal\nShip.' }] }) }),
+ *   backend: agentSummarizer({
+ *     model: new ScriptedModel({ turns: [{ text: '## Goal\nShip.' }] }),
+ *   }),
  * });
  * ```
  */

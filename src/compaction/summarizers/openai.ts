@@ -59,7 +59,10 @@ function createClient(options: OpenAISummarizerOptions): OpenAI {
  *
  * const compactor = createCompactor({
  *   trigger: tokenBudgetTrigger({ maxTokens: 100_000 }),
- *   backend: openAISummarizer({ apiKey: process.env['OPENAI_API_KEY'] ?? '', model: 'gpt-4o-mini' }),
+ *   backend: openAISummarizer({
+ *     apiKey: process.env['OPENAI_API_KEY'] ?? '',
+ *     model: 'gpt-4o-mini',
+ *   }),
  * });
  * ```
  */

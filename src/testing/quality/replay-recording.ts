@@ -20,7 +20,10 @@ import { ScriptedModel } from '../scripted-model.js';
  * import { createTokenCounter } from 'loopkeeper';
  *
  * const replayed = await replayRecording({
- *   messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello!' }],
+ *   messages: [
+ *     { role: 'user', content: 'Hi' },
+ *     { role: 'assistant', content: 'Hello!' },
+ *   ],
  *   tokens: await createTokenCounter(),
  *   instructions: `${QUALITY_INSTRUCTIONS} Keep every file path.`,
  * });
@@ -67,7 +70,10 @@ export interface ReplayedRecording {
  * import { createTokenCounter } from 'loopkeeper';
  *
  * const { requests, turns, loop } = await replayRecording({
- *   messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello!' }],
+ *   messages: [
+ *     { role: 'user', content: 'Hi' },
+ *     { role: 'assistant', content: 'Hello!' },
+ *   ],
  *   tokens: await createTokenCounter(),
  * });
  * console.log(requests.length, turns[0]?.outcome);

@@ -94,7 +94,11 @@ function unique(values: readonly string[]): string[] {
  * import { workFactsOf } from 'loopkeeper/testing';
  *
  * const facts = workFactsOf([
- *   { kind: 'user', id: 'u1', content: 'Fix the crash in src/parser.ts (TypeError: x is undefined)' },
+ *   {
+ *     kind: 'user',
+ *     id: 'u1',
+ *     content: 'Fix the crash in src/parser.ts (TypeError: x is undefined)',
+ *   },
  * ]);
  * console.log(facts.paths, facts.errorLines);
  * ```
