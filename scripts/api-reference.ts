@@ -44,6 +44,8 @@ export interface ApiValue {
   readonly summary: string | undefined;
   /** The code of the first ```ts block under `@example`. */
   readonly example: string | undefined;
+  /** The value of a string constant, as written (`'gen_ai.usage.input_tokens'`). */
+  readonly literal: string | undefined;
 }
 
 export interface ApiReference {
@@ -136,7 +138,7 @@ function locate(
   file: string,
   name: string,
   seen = new Set<string>(),
-): { file: string; name: string; comment: string | undefined } | undefined {
+): { file: string; name: string; comment: string | undefined; literal?: string } | undefined {
   const key = `${file}#${name}`;
   if (seen.has(key)) return undefined;
   seen.add(key);
@@ -146,7 +148,13 @@ function locate(
     'm',
   ).exec(source);
   if (declaration !== null) {
-    return { file, name, comment: commentAbove(source, declaration.index) };
+    const comment = commentAbove(source, declaration.index);
+    const literal = /^\s*=\s*('[^'\n]*');/.exec(
+      source.slice(declaration.index + declaration[0].length),
+    );
+    return literal?.[1] === undefined
+      ? { file, name, comment }
+      : { file, name, comment, literal: literal[1] };
   }
   const { named, stars } = reExports(file);
   const edge = named.find((candidate) => candidate.name === name);
@@ -179,7 +187,14 @@ function commentText(comment: string): string {
 
 /** The first sentence of a comment's prose (before any tag), on one line. */
 function firstSentence(text: string): string | undefined {
-  const prose = (text.split(/^@/m)[0] ?? '').trim().replace(/\s+/g, ' ');
+  // The first paragraph; when it only introduces a block (a diagram, a list) with a colon, the
+  // first prose paragraph after that block.
+  const paragraphs = (text.split(/^@/m)[0] ?? '').trim().split(/\n\s*\n/);
+  let paragraph = paragraphs[0] ?? '';
+  if (paragraph.trim().endsWith(':')) {
+    paragraph = paragraphs.slice(1).find((candidate) => /^[A-Za-z`]/.test(candidate)) ?? paragraph;
+  }
+  const prose = (paragraph.split(/\n\s*- /)[0] ?? '').trim().replace(/\s+/g, ' ');
   if (prose === '') return undefined;
   // A period that ends a sentence: followed by a space and a capital or backtick, or the end.
   const end = /[.!?](?=\s+[A-Z`(]|$)/.exec(prose);
@@ -260,6 +275,7 @@ export async function readApi(): Promise<ApiEntry[]> {
         comment: text,
         summary: text === undefined ? undefined : firstSentence(text),
         example: text === undefined ? undefined : exampleCode(text),
+        literal: found?.literal,
       };
     });
     entries.push({
@@ -411,7 +427,8 @@ function apiDocument(entries: readonly ApiEntry[]): string {
         entry !== root && inRoot.has(`${value.declaredIn}#${value.declaredName}`)
           ? ' (also in `loopkeeper`)'
           : '';
-      lines.push(`- \`${value.name}\`${rootMark}: ${value.summary ?? '(undocumented)'}`);
+      const literal = value.literal === undefined ? '' : ` = \`${value.literal}\``;
+      lines.push(`- \`${value.name}\`${literal}${rootMark}: ${value.summary ?? '(undocumented)'}`);
     }
     if (entry.types.length > 0) {
       lines.push('', `Types: ${entry.types.map((name) => `\`${name}\``).join(', ')}.`);
