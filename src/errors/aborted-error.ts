@@ -8,15 +8,22 @@ const marker = Symbol.for('loopkeeper.error.aborted');
  *
  * @example
  * ```ts
- * import { AbortedError, createAgentLoop, runTurn } from 'loopkeeper';
- * import { ScriptedModel } from 'loopkeeper/testing';
+ * import { AbortedError, createTokenCounter, dropReasoning, pipeline } from 'loopkeeper';
  *
- * const loop = createAgentLoop({ model: new ScriptedModel({ turns: [{ text: 'Hi.' }] }) });
- * loop.start();
- * const turn = runTurn(loop, 'Hello');
- * loop.send({ type: 'abort' });
- * const { error } = await turn;
- * if (AbortedError.isInstance(error)) console.log('the host aborted the run');
+ * const controller = new AbortController();
+ * controller.abort(); // e.g. the host is shutting down
+ * try {
+ *   await pipeline(dropReasoning()).apply(
+ *     {
+ *       transcript: [{ kind: 'user', id: 'u1', content: 'Hello' }],
+ *       reason: 'manual',
+ *       budget: { maxTokens: 1_000, targetTokens: 0 },
+ *     },
+ *     { tokens: await createTokenCounter(), signal: controller.signal },
+ *   );
+ * } catch (error) {
+ *   if (AbortedError.isInstance(error)) console.log('compaction aborted');
+ * }
  * ```
  */
 export class AbortedError extends LoopkeeperError {

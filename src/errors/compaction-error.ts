@@ -12,11 +12,10 @@ const marker = Symbol.for('loopkeeper.error.compaction');
  * import { ScriptedModel } from 'loopkeeper/testing';
  *
  * const loop = createAgentLoop({ model: new ScriptedModel({ turns: [] }) });
+ * // Telemetry carries errors serialized (name, code, message), so compare by name.
  * loop.on('CompactionFailed', ({ error }) => {
- *   if (error.code === 'summary_timeout')
- *     console.warn('summary timed out; emergency prune follows');
+ *   if (error.name === CompactionError.name) console.warn(`summary failed: ${error.code}`);
  * });
- * console.log(CompactionError.isInstance(new Error('plain')));
  * ```
  */
 export class CompactionError extends LoopkeeperError {

@@ -14,8 +14,9 @@ const marker = Symbol.for('loopkeeper.error.context_overflow');
  * const loop = createAgentLoop({ model: new ScriptedModel({ turns: [{ text: 'Done.' }] }) });
  * loop.start();
  * const finished = await runTurn(loop, 'Go on.');
- * if (ContextOverflowError.isInstance(finished.error))
- *   console.error('the latest turn alone does not fit');
+ * // A run's result carries its error serialized (name, code, message), so compare by name.
+ * if (finished.error?.name === ContextOverflowError.name)
+ *   console.error('the latest turn does not fit');
  * ```
  */
 export class ContextOverflowError extends LoopkeeperError {

@@ -9,8 +9,8 @@ import type { ModelErrorKind } from './model-error.js';
  * import { ERROR_CODES } from 'loopkeeper';
  *
  * // Check a code read back from a log before trusting it.
- * const code: string = 'store_corrupt';
- * console.log((ERROR_CODES.StoreError as readonly string[]).includes(code));
+ * const code: string = 'corrupt_log';
+ * console.log((ERROR_CODES.StoreError as readonly string[]).includes(code)); // true
  * ```
  */
 export const ERROR_CODES = {
@@ -111,7 +111,7 @@ export type LoopkeeperErrorCode = CodesOf<keyof typeof ERROR_CODES> | ModelError
  * ```ts
  * import { isErrorCodeOf } from 'loopkeeper/errors';
  *
- * const code: string = 'store_corrupt';
+ * const code: string = 'corrupt_log';
  * if (isErrorCodeOf('StoreError', code)) console.log(`a store error: ${code}`);
  * ```
  */

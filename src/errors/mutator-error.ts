@@ -8,14 +8,13 @@ const marker = Symbol.for('loopkeeper.error.mutator');
  *
  * @example
  * ```ts
- * import { MutatorError } from 'loopkeeper';
- * import { createAgentLoop } from 'loopkeeper';
+ * import { createAgentLoop, MutatorError } from 'loopkeeper';
  * import { ScriptedModel } from 'loopkeeper/testing';
  *
  * const loop = createAgentLoop({ model: new ScriptedModel({ turns: [] }) });
+ * // RunFinished carries the error serialized (name, code, message), so compare by name.
  * loop.on('RunFinished', ({ error }) => {
- *   if (MutatorError.isInstance(error))
- *     console.error('a mutator broke the transcript', error.message);
+ *   if (error?.name === MutatorError.name) console.error(`a mutator failed: ${error.message}`);
  * });
  * ```
  */

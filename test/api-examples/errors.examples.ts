@@ -5,7 +5,7 @@ import { isErrorCodeOf, isLoopkeeperErrorCode } from 'loopkeeper/errors';
 
 // isErrorCodeOf: src/errors/error-codes.ts
 export async function example_isErrorCodeOf(): Promise<void> {
-  const code: string = 'store_corrupt';
+  const code: string = 'corrupt_log';
   if (isErrorCodeOf('StoreError', code)) console.log(`a store error: ${code}`);
 }
 
