@@ -8,10 +8,10 @@ const marker = Symbol.for('loopkeeper.error');
  *
  * @example
  * ```ts
- * import { LoopkeeperError, validateTranscript } from 'loopkeeper';
+ * import { LoopkeeperError, toChatMessages } from 'loopkeeper';
  *
  * try {
- *   console.log(validateTranscript([]));
+ *   toChatMessages(JSON.parse('[{"kind":"user","id":"u1"}]')); // no content: not a valid item
  * } catch (error) {
  *   // Works across duplicated copies of the package, where instanceof would not.
  *   if (LoopkeeperError.isInstance(error)) console.error(error.code, error.toJSON());

@@ -312,7 +312,7 @@ export async function example_keepRecent(): Promise<void> {
 // LoopkeeperError: src/errors/loopkeeper-error.ts
 export async function example_LoopkeeperError(): Promise<void> {
   try {
-    console.log(validateTranscript([]));
+    toChatMessages(JSON.parse('[{"kind":"user","id":"u1"}]')); // no content: not a valid item
   } catch (error) {
     // Works across duplicated copies of the package, where instanceof would not.
     if (LoopkeeperError.isInstance(error)) console.error(error.code, error.toJSON());
