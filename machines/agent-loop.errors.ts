@@ -36,6 +36,15 @@ function messageOf(value: unknown): string {
  * A description of any thrown value. Total: a hostile value (a throwing getter, a Proxy) is
  * described, never rethrown. A loopkeeper error keeps its code; anything else is `unexpected`,
  * which the runtime's actors avoid by wrapping what they throw in typed errors.
+ *
+ * @example
+ * ```ts
+ * import { serializeError } from 'loopkeeper/runtime';
+ *
+ * // The JSON-safe shape telemetry and the session log carry for any thrown value.
+ * console.log(serializeError(new TypeError('bad input')));
+ * console.log(serializeError('a thrown string'));
+ * ```
  */
 export function serializeFailure(error: unknown): SerializedError {
   const object = typeof error === 'object' && error !== null;

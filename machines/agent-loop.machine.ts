@@ -1,3 +1,7 @@
+/**
+ * The `loopkeeper/machines` entry: the agent loop as an XState machine that only declares its
+ * states, guards and actions; `createAgentLoop` binds its named actors with `.provide()`.
+ */
 import { assign, emit, setup } from 'xstate';
 import type { MutationPoint } from '../src/compaction/types.js';
 import type { TelemetryEvent } from '../src/events/telemetry-events.js';
@@ -53,6 +57,15 @@ export type * from './agent-loop.types.js';
  * the compactor, the session store) is a named actor provided by the runtime. Context holds only
  * small serializable facts, so the definition can be traversed by `xstate/graph` and persisted
  * with `getPersistedSnapshot()`.
+ *
+ * @example
+ * ```ts
+ * import { agentLoopMachine } from 'loopkeeper';
+ *
+ * // The bare definition: draw it, traverse it, or bind its named actors with .provide().
+ * console.log(Object.keys(agentLoopMachine.states));
+ * console.log(agentLoopMachine.id);
+ * ```
  */
 export const agentLoopMachine = setup({
   types: {

@@ -25,6 +25,31 @@ export interface ApplyCompactionOptions {
  * appended with `expectedSeq`, so a writer that raced ahead makes it fail with
  * `ConcurrencyError` and nothing is written. Only successful outcomes are ever applied: a
  * failed summary throws before there is an outcome, so it never leaves a marker.
+ *
+ * @example
+ * ```ts
+ * import { applyCompaction } from 'loopkeeper/compaction';
+ * import { MemorySessionStore, type Item } from 'loopkeeper';
+ *
+ * const store = new MemorySessionStore();
+ * const previous: Item[] = [{ kind: 'user', id: 'u1', content: 'Hello' }];
+ * await store.append('s1', [{ type: 'items-appended', items: previous }], { expectedSeq: 0 });
+ * const marker = await applyCompaction({
+ *   store,
+ *   sessionId: 's1',
+ *   expectedSeq: 1,
+ *   previous,
+ *   reason: 'manual',
+ *   outcome: {
+ *     transcript: previous,
+ *     tier: 'structural',
+ *     strategies: [],
+ *     tokensBefore: 9,
+ *     tokensAfter: 9,
+ *   },
+ * });
+ * console.log(marker.type, marker.throughSeq);
+ * ```
  */
 export async function applyCompaction({
   store,

@@ -16,6 +16,19 @@ export interface CompactionBudgetForOptions {
  * trigger's. After the provider refused a request (`overflow`, `payload_too_large`) our
  * estimate evidently undercounts, so when it claims the transcript already fits, the target
  * drops to a share of the estimate: a retry with an unchanged transcript would only fail again.
+ *
+ * @example
+ * ```ts
+ * import { compactionBudgetFor } from 'loopkeeper/compaction';
+ *
+ * // After the provider refused a request, the work budget is below what was sent.
+ * const budget = compactionBudgetFor({
+ *   reason: 'overflow',
+ *   budget: { maxTokens: 100_000, targetTokens: 70_000 },
+ *   tokens: 120_000,
+ * });
+ * console.log(budget.maxTokens, budget.targetTokens);
+ * ```
  */
 export function compactionBudgetFor({
   reason,

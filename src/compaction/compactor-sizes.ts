@@ -7,6 +7,18 @@ import type { CompactionBudget } from './types.js';
  * the tail takes the rest. The structural tier protects the newest 40% of the target and skips
  * savings under 5% of it (a small saving is not worth breaking the prompt cache); no one tool
  * output keeps more than 25% of it.
+ *
+ * @example
+ * ```ts
+ * import { COMPACTION_SHARES } from 'loopkeeper/compaction';
+ *
+ * // The summary cap and the protected tail a 32k target gets by default.
+ * const targetTokens = 32_000;
+ * console.log(
+ *   targetTokens * COMPACTION_SHARES.summary,
+ *   targetTokens * COMPACTION_SHARES.protectRecent,
+ * );
+ * ```
  */
 export const COMPACTION_SHARES = {
   summary: 0.35,

@@ -51,6 +51,23 @@ export type {
  * budget's target and a backend exists; and, when the summary fails or the result still
  * triggers, the deterministic emergency prune. For a payload-too-large rejection the largest
  * tool outputs are pruned first.
+ *
+ * @example
+ * ```ts
+ * import {
+ *   createAgentLoop,
+ *   createCompactor,
+ *   extractiveSummarizer,
+ *   tokenBudgetTrigger,
+ * } from 'loopkeeper';
+ * import { ScriptedModel } from 'loopkeeper/testing';
+ *
+ * const compactor = createCompactor({
+ *   trigger: tokenBudgetTrigger({ maxTokens: 16_000 }),
+ *   backend: extractiveSummarizer(),
+ * });
+ * const loop = createAgentLoop({ model: new ScriptedModel({ turns: [] }), compactor });
+ * ```
  */
 export function createCompactor(options: CompactorOptions): Compactor {
   assertCompactorOptions(options);

@@ -23,6 +23,25 @@ export interface PipelineStep {
  * placed first spare the expensive ones). The pipeline is itself a strategy, so pipelines nest.
  * Metadata lists every step, those never run included, and `applied` names the steps that
  * changed the transcript.
+ *
+ * @example
+ * ```ts
+ * import {
+ *   createCompactor,
+ *   dropReasoning,
+ *   keepRecent,
+ *   pipeline,
+ *   pruneToolResults,
+ *   tokenBudgetTrigger,
+ * } from 'loopkeeper';
+ *
+ * // Cheap steps first: the pipeline stops once the transcript is under the target.
+ * const strategy = pipeline(dropReasoning(), pruneToolResults(), keepRecent({ tokens: 8_000 }));
+ * const compactor = createCompactor({
+ *   trigger: tokenBudgetTrigger({ maxTokens: 32_000 }),
+ *   strategy,
+ * });
+ * ```
  */
 export function pipeline(...strategies: readonly CompactionStrategy[]): CompactionStrategy {
   return {

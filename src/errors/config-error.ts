@@ -3,7 +3,20 @@ import { hasMarker, LoopkeeperError } from './loopkeeper-error.js';
 
 const marker = Symbol.for('loopkeeper.error.config');
 
-/** Options or identifiers given to loopkeeper are not acceptable. */
+/**
+ * Options or identifiers given to loopkeeper are not acceptable.
+ *
+ * @example
+ * ```ts
+ * import { ConfigError, FileSessionStore } from 'loopkeeper';
+ *
+ * try {
+ *   new FileSessionStore({ directory: '' });
+ * } catch (error) {
+ *   if (ConfigError.isInstance(error)) console.error(error.code, error.message);
+ * }
+ * ```
+ */
 export class ConfigError extends LoopkeeperError {
   readonly [marker] = true;
   declare readonly code: ConfigErrorCode;

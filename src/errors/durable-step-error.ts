@@ -7,6 +7,16 @@ const marker = Symbol.for('loopkeeper.error.durable-step');
  * A journaled step (a tool call, or a log append, inside Restate's `ctx.run`) recorded a
  * failure, or its recorded result cannot be used. The message is the recorded one, so a
  * replay fails exactly like the first attempt did.
+ *
+ * @example
+ * ```ts
+ * import { DurableStepError, LoopkeeperError } from 'loopkeeper';
+ *
+ * function describe(error: unknown): string {
+ *   if (DurableStepError.isInstance(error)) return `journaled step failed: ${error.message}`;
+ *   return LoopkeeperError.isInstance(error) ? error.code : String(error);
+ * }
+ * ```
  */
 export class DurableStepError extends LoopkeeperError {
   readonly [marker] = true;

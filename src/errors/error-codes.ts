@@ -3,6 +3,15 @@ import type { ModelErrorKind } from './model-error.js';
 /**
  * Every code a loopkeeper error can carry, by class: typed unions, so a code is never a free
  * string, and listed at runtime, so a code read back from a log or a journal can be checked.
+ *
+ * @example
+ * ```ts
+ * import { ERROR_CODES } from 'loopkeeper';
+ *
+ * // Check a code read back from a log before trusting it.
+ * const code: string = 'corrupt_log';
+ * console.log((ERROR_CODES.StoreError as readonly string[]).includes(code)); // true
+ * ```
  */
 export const ERROR_CODES = {
   AbortedError: ['aborted'],
@@ -95,7 +104,17 @@ export type ModelErrorCode = `model_${ModelErrorKind}`;
 /** Any code a loopkeeper error carries. */
 export type LoopkeeperErrorCode = CodesOf<keyof typeof ERROR_CODES> | ModelErrorCode;
 
-/** Whether `code` is one of `Name`'s codes (for a code read back from a log or a journal). */
+/**
+ * Whether `code` is one of `Name`'s codes (for a code read back from a log or a journal).
+ *
+ * @example
+ * ```ts
+ * import { isErrorCodeOf } from 'loopkeeper/errors';
+ *
+ * const code: string = 'corrupt_log';
+ * if (isErrorCodeOf('StoreError', code)) console.log(`a store error: ${code}`);
+ * ```
+ */
 export function isErrorCodeOf<Name extends keyof typeof ERROR_CODES>(
   name: Name,
   code: unknown,
@@ -103,7 +122,18 @@ export function isErrorCodeOf<Name extends keyof typeof ERROR_CODES>(
   return (ERROR_CODES[name] as readonly unknown[]).includes(code);
 }
 
-/** Whether `code` is any loopkeeper error's code (a `model_` code by its prefix). */
+/**
+ * Whether `code` is any loopkeeper error's code (a `model_` code by its prefix).
+ *
+ * @example
+ * ```ts
+ * import { isLoopkeeperErrorCode } from 'loopkeeper/errors';
+ *
+ * // Check an error code read back from a log or a journal before branching on it.
+ * const recorded: unknown = JSON.parse('{"code":"model_rate_limit"}').code;
+ * if (isLoopkeeperErrorCode(recorded)) console.log(`known code ${recorded}`);
+ * ```
+ */
 export function isLoopkeeperErrorCode(code: unknown): code is LoopkeeperErrorCode {
   if (typeof code !== 'string') return false;
   if (code.startsWith('model_')) return true;

@@ -1,3 +1,5 @@
+/** The `loopkeeper/errors` entry: the error family (one class per failure, a shared `LoopkeeperError` base with a `Symbol.for` marker) and the typed error codes. */
+
 export { AbortedError } from './aborted-error.js';
 export { CompactionError } from './compaction-error.js';
 export { ConcurrencyError } from './concurrency-error.js';

@@ -5,6 +5,18 @@ const marker = Symbol.for('loopkeeper.error');
 /**
  * Base of every error loopkeeper throws or records. The `Symbol.for` marker makes
  * `isInstance` work across duplicated copies of the package, where `instanceof` would not.
+ *
+ * @example
+ * ```ts
+ * import { LoopkeeperError, toChatMessages } from 'loopkeeper';
+ *
+ * try {
+ *   toChatMessages(JSON.parse('[{"kind":"user","id":"u1"}]')); // no content: not a valid item
+ * } catch (error) {
+ *   // Works across duplicated copies of the package, where instanceof would not.
+ *   if (LoopkeeperError.isInstance(error)) console.error(error.code, error.toJSON());
+ * }
+ * ```
  */
 export class LoopkeeperError extends Error {
   readonly [marker] = true;

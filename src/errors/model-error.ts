@@ -17,7 +17,18 @@ export type ModelErrorKind =
   | 'empty_answer'
   | 'unknown';
 
-/** A model call failed; `kind` says how, `retryable` whether trying again can help. */
+/**
+ * A model call failed; `kind` says how, `retryable` whether trying again can help.
+ *
+ * @example
+ * ```ts
+ * import { ModelError } from 'loopkeeper';
+ *
+ * function shouldRetry(error: unknown): boolean {
+ *   return ModelError.isInstance(error) && error.retryable && error.kind !== 'auth';
+ * }
+ * ```
+ */
 export class ModelError extends LoopkeeperError {
   readonly [marker] = true;
   readonly kind: ModelErrorKind;

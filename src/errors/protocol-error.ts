@@ -4,7 +4,30 @@ import { hasMarker, LoopkeeperError } from './loopkeeper-error.js';
 
 const marker = Symbol.for('loopkeeper.error.protocol');
 
-/** A transcript breaks the tool-call protocol; `problems` lists every break found. */
+/**
+ * A transcript breaks the tool-call protocol; `problems` lists every break found.
+ *
+ * @example
+ * ```ts
+ * import { ProtocolError, toChatMessages } from 'loopkeeper';
+ *
+ * try {
+ *   toChatMessages([
+ *     {
+ *       kind: 'toolResult',
+ *       id: 'r1',
+ *       callId: 'missing',
+ *       toolName: 'ls',
+ *       content: '',
+ *       isError: false,
+ *     },
+ *   ]);
+ * } catch (error) {
+ *   if (ProtocolError.isInstance(error))
+ *     for (const problem of error.problems) console.log(problem.kind);
+ * }
+ * ```
+ */
 export class ProtocolError extends LoopkeeperError {
   readonly [marker] = true;
   declare readonly code: ProtocolErrorCode;

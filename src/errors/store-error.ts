@@ -3,7 +3,21 @@ import { hasMarker, LoopkeeperError } from './loopkeeper-error.js';
 
 const marker = Symbol.for('loopkeeper.error.store');
 
-/** Reading or writing the session store failed, or the stored data is corrupt. */
+/**
+ * Reading or writing the session store failed, or the stored data is corrupt.
+ *
+ * @example
+ * ```ts
+ * import { FileSessionStore, StoreError } from 'loopkeeper';
+ *
+ * const store = new FileSessionStore({ directory: './sessions' });
+ * try {
+ *   for await (const event of store.read('support-42')) console.log(event.seq, event.type);
+ * } catch (error) {
+ *   if (StoreError.isInstance(error)) console.error(`corrupt or unreadable log: ${error.message}`);
+ * }
+ * ```
+ */
 export class StoreError extends LoopkeeperError {
   readonly [marker] = true;
   declare readonly code: StoreErrorCode;

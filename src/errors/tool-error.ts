@@ -3,7 +3,20 @@ import { hasMarker, LoopkeeperError } from './loopkeeper-error.js';
 
 const marker = Symbol.for('loopkeeper.error.tool');
 
-/** A tool definition is not usable. */
+/**
+ * A tool definition is not usable.
+ *
+ * @example
+ * ```ts
+ * import { defineTool, ToolError } from 'loopkeeper';
+ *
+ * try {
+ *   defineTool({ name: 'bad name!', description: '', parameters: {}, execute: async () => '' });
+ * } catch (error) {
+ *   if (ToolError.isInstance(error)) console.error(error.message); // lists every problem
+ * }
+ * ```
+ */
 export class ToolError extends LoopkeeperError {
   readonly [marker] = true;
   declare readonly code: ToolErrorCode;

@@ -136,7 +136,20 @@ export type TelemetryEvent =
 
 export type TelemetryEventType = TelemetryEvent['type'];
 
-/** Every telemetry event type, in the order a run usually emits them. */
+/**
+ * Every telemetry event type, in the order a run usually emits them.
+ *
+ * @example
+ * ```ts
+ * import { TELEMETRY_EVENT_TYPES } from 'loopkeeper/runtime';
+ * import { createAgentLoop } from 'loopkeeper';
+ * import { ScriptedModel } from 'loopkeeper/testing';
+ *
+ * const loop = createAgentLoop({ model: new ScriptedModel({ turns: [] }) });
+ * // Forward every telemetry event to one log.
+ * for (const type of TELEMETRY_EVENT_TYPES) loop.on(type, (event) => console.log(type, event.at));
+ * ```
+ */
 export const TELEMETRY_EVENT_TYPES = [
   'RunStarted',
   'InferenceStarted',

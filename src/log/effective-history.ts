@@ -11,6 +11,21 @@ import {
  * view with its refs resolved, then every item appended after that marker's `throughSeq`; with
  * no marker, every appended item in order. Pure and O(log); `SessionProjection` keeps the same
  * result up to date incrementally.
+ *
+ * @example
+ * ```ts
+ * import { effectiveHistory, MemorySessionStore } from 'loopkeeper';
+ *
+ * const store = new MemorySessionStore();
+ * await store.append(
+ *   's1',
+ *   [{ type: 'items-appended', items: [{ kind: 'user', id: 'u1', content: 'Hi' }] }],
+ *   { expectedSeq: 0 },
+ * );
+ * const events = [];
+ * for await (const event of store.read('s1')) events.push(event);
+ * console.log(effectiveHistory(events)); // what the model would see
+ * ```
  */
 export function effectiveHistory(events: Iterable<SessionEvent>): Item[] {
   let view: readonly Item[] = [];

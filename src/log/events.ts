@@ -9,6 +9,15 @@ import type { Item } from '../transcript/types.js';
  * - 3: string values are snake_case like every other union: a `transcript-replaced` reason
  *   `payload_too_large` (was `payload-too-large`) and a `run-finished` outcome `step_limit`
  *   (was `step-limit`). Older lines are read with the new spellings (`upgradeStoredEvent`).
+ *
+ * @example
+ * ```ts
+ * import { MemorySessionStore, SESSION_SCHEMA_VERSION } from 'loopkeeper/log';
+ *
+ * const store = new MemorySessionStore();
+ * await store.append('s1', [{ type: 'run-started', runId: 'run-1' }], { expectedSeq: 0 });
+ * for await (const event of store.read('s1')) console.log(event.v === SESSION_SCHEMA_VERSION);
+ * ```
  */
 export const SESSION_SCHEMA_VERSION = 3;
 
@@ -88,7 +97,18 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 /** An event as handed to `SessionStore.append`: the store stamps `v`, `seq` and `at`. */
 export type NewSessionEvent = DistributiveOmit<SessionEvent, 'v' | 'seq' | 'at'>;
 
-/** Every event type of the current schema version, for validating input and stored lines. */
+/**
+ * Every event type of the current schema version, for validating input and stored lines.
+ *
+ * @example
+ * ```ts
+ * import { SESSION_EVENT_TYPES, type SessionEventType } from 'loopkeeper/log';
+ *
+ * function isSessionEventType(type: string): type is SessionEventType {
+ *   return (SESSION_EVENT_TYPES as readonly string[]).includes(type);
+ * }
+ * ```
+ */
 export const SESSION_EVENT_TYPES: readonly SessionEventType[] = [
   'items-appended',
   'usage-reported',

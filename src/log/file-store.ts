@@ -53,6 +53,22 @@ export interface FileSessionStoreOptions {
  * - Reading takes no lock, so another store or process may read a session while it is written;
  *   a last line still being written is not yet an event and is not returned.
  * - Appends to one session through this store run one at a time, in call order.
+ *
+ * @example
+ * ```ts
+ * import { join } from 'node:path';
+ * import { tmpdir } from 'node:os';
+ * import { createAgentLoop, FileSessionStore } from 'loopkeeper';
+ * import { ScriptedModel } from 'loopkeeper/testing';
+ *
+ * const store = new FileSessionStore({ directory: join(tmpdir(), 'loopkeeper-sessions') });
+ * // A loop on an existing session id resumes it from the log.
+ * const loop = createAgentLoop({
+ *   model: new ScriptedModel({ turns: [] }),
+ *   store,
+ *   sessionId: 'support-42',
+ * });
+ * ```
  */
 export class FileSessionStore implements SessionStore {
   readonly directory: string;

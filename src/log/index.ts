@@ -1,3 +1,8 @@
+/**
+ * The `loopkeeper/log` entry: the session's append-only event log, its projection (the
+ * effective history the model sees) and the stores that persist it.
+ */
+
 export { effectiveHistory } from './effective-history.js';
 export {
   type CompactionReason,

@@ -14,6 +14,15 @@ export interface MemorySessionStoreOptions {
  * A `SessionStore` in process memory, for tests and short-lived hosts. Behaves like the file
  * store (same id rules, same stamping, events stored as their JSON round trip and deep-frozen),
  * minus durability and locking.
+ *
+ * @example
+ * ```ts
+ * import { MemorySessionStore } from 'loopkeeper';
+ *
+ * const store = new MemorySessionStore({ now: () => new Date('2026-01-01T00:00:00Z') });
+ * await store.append('s1', [{ type: 'run-started', runId: 'run-1' }], { expectedSeq: 0 });
+ * console.log(await store.list()); // ['s1']
+ * ```
  */
 export class MemorySessionStore implements SessionStore {
   readonly #sessions = new Map<string, SessionEvent[]>();

@@ -27,6 +27,16 @@ export interface ReportedUsage {
  *
  * Equal to `effectiveHistory(events)` after every event; throws `StoreError` (and stays
  * unchanged) on an event out of order or a marker that cannot be resolved.
+ *
+ * @example
+ * ```ts
+ * import { MemorySessionStore, SessionProjection } from 'loopkeeper/log';
+ *
+ * const store = new MemorySessionStore();
+ * const projection = new SessionProjection();
+ * for await (const event of store.read('s1')) projection.apply(event);
+ * console.log(projection.items, projection.reportedUsage);
+ * ```
  */
 export class SessionProjection {
   #items: Item[] = [];
@@ -143,7 +153,24 @@ export class SessionProjection {
   }
 }
 
-/** A projection, optionally caught up with `events` already read. */
+/**
+ * A projection, optionally caught up with `events` already read.
+ *
+ * @example
+ * ```ts
+ * import { createProjection, MemorySessionStore } from 'loopkeeper/log';
+ *
+ * const store = new MemorySessionStore();
+ * await store.append(
+ *   's1',
+ *   [{ type: 'items-appended', items: [{ kind: 'user', id: 'u1', content: 'Hi' }] }],
+ *   { expectedSeq: 0 },
+ * );
+ * const events = [];
+ * for await (const event of store.read('s1')) events.push(event);
+ * console.log(createProjection({ events }).items.length); // 1
+ * ```
+ */
 export function createProjection({
   events = [],
 }: {

@@ -11,6 +11,20 @@ import { jsonEqual } from './json-equal.js';
  *
  * An item that kept an id but changed its content is refused with `ConfigError`
  * (`item_id_reused`): ids name immutable content, and token counts are cached by id.
+ *
+ * @example
+ * ```ts
+ * import { buildReplacementView } from 'loopkeeper/log';
+ * import type { Item } from 'loopkeeper';
+ *
+ * const previous: Item[] = [
+ *   { kind: 'user', id: 'u1', content: 'Hello' },
+ *   { kind: 'assistant', id: 'a1', text: 'Hi.' },
+ * ];
+ * // Kept items become small refs; new items (a summary) are stored inline.
+ * const view = buildReplacementView({ previous, next: [previous[1] as Item] });
+ * console.log(view);
+ * ```
  */
 export function buildReplacementView({
   previous,

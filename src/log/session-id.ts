@@ -1,6 +1,18 @@
 import { ConfigError } from '../errors/index.js';
 
-/** Longest accepted session id; ids become file names, which most file systems cap at 255 bytes. */
+/**
+ * Longest accepted session id; ids become file names, which most file systems cap at 255 bytes.
+ *
+ * @example
+ * ```ts
+ * import { MAX_SESSION_ID_LENGTH } from 'loopkeeper/log';
+ *
+ * const sessionId = `tenant-7/${'x'.repeat(200)}`
+ *   .replaceAll('/', '-')
+ *   .slice(0, MAX_SESSION_ID_LENGTH);
+ * console.log(sessionId.length);
+ * ```
+ */
 export const MAX_SESSION_ID_LENGTH = 128;
 
 const SESSION_ID_PATTERN = /^[A-Za-z0-9._-]+$/;
@@ -12,6 +24,13 @@ const WINDOWS_RESERVED_NAME = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\.|$)/i;
  * characters, not starting with `.` and never containing `..`, so it cannot leave the store's
  * directory or hide as a dot file; and not a Windows device name (`con`, `nul.txt`, `COM1`), so
  * the same session opens on every platform.
+ *
+ * @example
+ * ```ts
+ * import { isValidSessionId } from 'loopkeeper/log';
+ *
+ * console.log(isValidSessionId('support-42'), isValidSessionId('../secrets')); // true false
+ * ```
  */
 export function isValidSessionId(sessionId: unknown): sessionId is string {
   return (
@@ -25,7 +44,18 @@ export function isValidSessionId(sessionId: unknown): sessionId is string {
   );
 }
 
-/** Throws `ConfigError` (code `invalid_session_id`) unless `sessionId` passes `isValidSessionId`. */
+/**
+ * Throws `ConfigError` (code `invalid_session_id`) unless `sessionId` passes `isValidSessionId`.
+ *
+ * @example
+ * ```ts
+ * import { assertValidSessionId } from 'loopkeeper/log';
+ *
+ * const sessionId: unknown = 'support-42';
+ * assertValidSessionId(sessionId); // throws ConfigError for '../etc/passwd', '' or too long
+ * console.log(sessionId.toUpperCase());
+ * ```
+ */
 export function assertValidSessionId(sessionId: unknown): asserts sessionId is string {
   if (isValidSessionId(sessionId)) return;
   throw new ConfigError(

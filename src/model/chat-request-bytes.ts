@@ -23,6 +23,24 @@ const tails = new WeakMap<readonly ToolSpec[], Map<number | undefined, Buffer>>(
  * grows until a compaction replaces it), so a request costs the JSON of its new items plus one
  * copy of the bytes, not a serialization of the whole history. The result is a fresh copy that
  * later requests never change.
+ *
+ * @example
+ * ```ts
+ * import { chatRequestBytes } from 'loopkeeper/model';
+ *
+ * // The body as bytes, ready for an HTTP client; equal to JSON.stringify(chatRequestBody(...)).
+ * const bytes = chatRequestBytes({
+ *   request: {
+ *     instructions: 'Be brief.',
+ *     transcript: [{ kind: 'user', id: 'u1', content: 'Hi' }],
+ *     tools: [],
+ *     signal: new AbortController().signal,
+ *   },
+ *   model: 'gpt-4o-mini',
+ *   temperature: undefined,
+ * });
+ * console.log(new TextDecoder().decode(bytes).startsWith('{"model":"gpt-4o-mini"'));
+ * ```
  */
 export function chatRequestBytes({
   request,

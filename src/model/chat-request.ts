@@ -11,6 +11,24 @@ import type { ModelRequest } from './types.js';
  * items as messages, tools as functions. Each item's message is rendered once, and while the
  * request's history only grew since the previous call the message list is extended, not
  * rebuilt, so building a request costs what is new in it.
+ *
+ * @example
+ * ```ts
+ * import { chatRequestBody } from 'loopkeeper/model';
+ *
+ * // The exact Chat Completions body the OpenAI adapter would send.
+ * const body = chatRequestBody({
+ *   request: {
+ *     instructions: 'Be brief.',
+ *     transcript: [{ kind: 'user', id: 'u1', content: 'Hi' }],
+ *     tools: [],
+ *     signal: new AbortController().signal,
+ *   },
+ *   model: 'gpt-4o-mini',
+ *   temperature: undefined,
+ * });
+ * console.log(body.messages.length); // 2
+ * ```
  */
 export function chatRequestBody({
   request,

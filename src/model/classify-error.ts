@@ -19,6 +19,20 @@ const contextOverflowPattern =
  *   that sends broken JSON usually does so again, and the SDK does not retry it either.
  *
  * A `ModelError` passes through unchanged.
+ *
+ * @example
+ * ```ts
+ * import { classifyModelError } from 'loopkeeper/model';
+ *
+ * // A custom adapter classifies what its client threw the same way the OpenAI adapter does.
+ * async function call(send: () => Promise<string>, signal: AbortSignal): Promise<string> {
+ *   try {
+ *     return await send();
+ *   } catch (error) {
+ *     throw classifyModelError(error, { signal });
+ *   }
+ * }
+ * ```
  */
 export function classifyModelError(
   error: unknown,

@@ -1,3 +1,5 @@
+/** The `loopkeeper/model` entry: the model adapter interface, the OpenAI chat adapter and error classification. */
+
 export { chatRequestBody } from './chat-request.js';
 export { chatRequestBytes } from './chat-request-bytes.js';
 export { classifyModelError } from './classify-error.js';

@@ -40,6 +40,19 @@ export interface OpenAIChatModelOptions {
 /**
  * A `ModelAdapter` on the official openai SDK's Chat Completions API, for OpenAI and
  * compatible servers. Every failure is thrown as a classified `ModelError`.
+ *
+ * @example
+ * ```ts
+ * import { createAgentLoop, openAIChatModel } from 'loopkeeper';
+ *
+ * // Any Chat Completions compatible server works through baseURL.
+ * const model = openAIChatModel({
+ *   baseURL: 'http://localhost:11434/v1',
+ *   apiKey: 'ollama',
+ *   model: 'qwen3',
+ * });
+ * const loop = createAgentLoop({ model });
+ * ```
  */
 export function openAIChatModel({
   client,

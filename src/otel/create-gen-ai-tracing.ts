@@ -49,6 +49,22 @@ export interface GenAiTracing {
  * span per run, `chat {model}` and `execute_tool {name}` spans under it, compactions as
  * `loopkeeper.compaction` spans and `gen_ai.conversation.compacted` events. It only observes
  * telemetry: a failing tracer never disturbs the loop.
+ *
+ * @example
+ * ```ts
+ * import { trace } from '@opentelemetry/api';
+ * import { createAgentLoop, openAIChatModel } from 'loopkeeper';
+ * import { createGenAiTracing } from 'loopkeeper/otel';
+ *
+ * const tracing = createGenAiTracing({ tracer: trace.getTracer('my-agent'), agentName: 'helper' });
+ * const model = openAIChatModel({
+ *   apiKey: process.env['OPENAI_API_KEY'] ?? '',
+ *   model: 'gpt-4o-mini',
+ * });
+ * // The wrapped model runs each call inside its chat span, so HTTP spans nest under it.
+ * const loop = createAgentLoop({ model: tracing.wrapModel(model) });
+ * tracing.attach(loop);
+ * ```
  */
 export function createGenAiTracing({
   tracer = trace.getTracer('loopkeeper'),

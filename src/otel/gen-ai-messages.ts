@@ -6,7 +6,18 @@ export interface GenAiMessage {
   readonly parts: readonly Readonly<Record<string, unknown>>[];
 }
 
-/** Converts transcript items to the conventions' message shape (content is opt-in). */
+/**
+ * Converts transcript items to the conventions' message shape (content is opt-in).
+ *
+ * @example
+ * ```ts
+ * import { toGenAiMessages } from 'loopkeeper/otel';
+ *
+ * const messages = toGenAiMessages([{ kind: 'user', id: 'u1', content: 'Hi' }]);
+ * // The shape of `gen_ai.input.messages`, for a host that records content itself.
+ * console.log(JSON.stringify(messages));
+ * ```
+ */
 export function toGenAiMessages(items: readonly Item[]): GenAiMessage[] {
   return items.map(toGenAiMessage);
 }

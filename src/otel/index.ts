@@ -1,3 +1,8 @@
+/**
+ * The `loopkeeper/otel` entry: records each run as OpenTelemetry spans by the GenAI semantic
+ * conventions. Needs the optional peer dependency `@opentelemetry/api`.
+ */
+
 export {
   createGenAiTracing,
   type GenAiTracing,

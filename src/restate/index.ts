@@ -1,5 +1,7 @@
-// loopkeeper/restate: sessions as Restate Virtual Objects. Needs the optional peer dependency
-// @restatedev/restate-sdk; the core entry never imports it.
+/**
+ * The `loopkeeper/restate` entry: sessions as Restate Virtual Objects. Needs the optional peer
+ * dependency @restatedev/restate-sdk; the core entry never imports it.
+ */
 export type { DurableToolExecutionOptions } from './durable-tools.js';
 export {
   createLoopObject,

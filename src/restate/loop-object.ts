@@ -20,6 +20,20 @@ import { stateKeys } from './state-keys.js';
 import { readStoredEvents } from './state-store.js';
 import type { TelemetryRecord } from './telemetry-recorder.js';
 
+/**
+ * The Virtual Object name `createLoopObject` registers when no `name` is given; clients address
+ * sessions by it.
+ *
+ * @example
+ * ```ts
+ * import * as clients from '@restatedev/restate-sdk-clients';
+ * import { LOOP_OBJECT_NAME, type LoopObject } from 'loopkeeper/restate';
+ *
+ * const ingress = clients.connect({ url: 'http://localhost:8080' });
+ * const session = ingress.objectClient<LoopObject>({ name: LOOP_OBJECT_NAME }, 'support-42');
+ * console.log((await session.send({ content: 'Hello' })).text);
+ * ```
+ */
 export const LOOP_OBJECT_NAME = 'loopkeeper';
 
 export interface LoopObjectOptions<Name extends string = typeof LOOP_OBJECT_NAME> {
@@ -42,6 +56,21 @@ export interface LoopObjectOptions<Name extends string = typeof LOOP_OBJECT_NAME
  * - `history()`: the effective history, what the model sees next.
  * - `log({fromSeq?, limit?})`: the session's events as stored, paged by seq (for audit).
  * - `telemetry({fromSeq?, limit?})`: recorded telemetry events, paged by seq.
+ *
+ * @example
+ * ```ts
+ * import * as restate from '@restatedev/restate-sdk';
+ * import { createLoopObject } from 'loopkeeper/restate';
+ * import { ScriptedModel } from 'loopkeeper/testing';
+ *
+ * // One Virtual Object per session id; each message is a durable turn.
+ * const object = createLoopObject({
+ *   loop: ({ sessionId }) => ({
+ *     model: new ScriptedModel({ script: () => ({ text: `ok ${sessionId}` }) }),
+ *   }),
+ * });
+ * await restate.serve({ services: [object], port: 9080 });
+ * ```
  */
 export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>({
   name = LOOP_OBJECT_NAME as Name,

@@ -62,6 +62,19 @@ export interface AgentLoopLogic {
  * Binds the loop machine to a model, tools, a compactor and a session store, without creating
  * an actor: spawn `logic` with `input` as a child of a host machine
  * (`spawnChild(logic, {id, input})`).
+ *
+ * @example
+ * ```ts
+ * import { createActor, setup, spawnChild } from 'xstate';
+ * import { createAgentLoopLogic } from 'loopkeeper';
+ * import { ScriptedModel } from 'loopkeeper/testing';
+ *
+ * const agent = createAgentLoopLogic({ model: new ScriptedModel({ turns: [{ text: 'Hi!' }] }) });
+ * const host = setup({ actors: { agentLoop: agent.logic } }).createMachine({
+ *   entry: spawnChild('agentLoop', { id: 'agent', input: agent.input }),
+ * });
+ * createActor(host).start();
+ * ```
  */
 export function createAgentLoopLogic({
   model,
@@ -122,6 +135,19 @@ export function createAgentLoopLogic({
  * is not started: call `start()`, subscribe with `on(type, listener)`, send
  * `{type: 'user.message', content}` and `{type: 'abort'}`. An existing `sessionId` resumes
  * that session from its log when the first run starts.
+ *
+ * @example
+ * ```ts
+ * import { createAgentLoop, openAIChatModel, runTurn } from 'loopkeeper';
+ *
+ * const loop = createAgentLoop({
+ *   model: openAIChatModel({ apiKey: process.env['OPENAI_API_KEY'] ?? '', model: 'gpt-4o-mini' }),
+ *   instructions: 'You are a concise assistant.',
+ * });
+ * loop.on('RunFinished', ({ outcome }) => console.log(`run ${outcome}`));
+ * loop.start();
+ * console.log((await runTurn(loop, 'What is XState?')).text);
+ * ```
  */
 export function createAgentLoop({ inspect, ...options }: AgentLoopOptions): AgentLoopActor {
   const { logic, input, session } = createAgentLoopLogic(options);
@@ -133,6 +159,21 @@ export function createAgentLoop({ inspect, ...options }: AgentLoopOptions): Agen
  * Like `createAgentLoop`, but reads the session log first, so the loop starts with the
  * session's facts (runs so far, effective history) in place and a broken log fails here,
  * before the first message.
+ *
+ * @example
+ * ```ts
+ * import { FileSessionStore, openAgentLoop, runTurn } from 'loopkeeper';
+ * import { ScriptedModel } from 'loopkeeper/testing';
+ *
+ * // Reads the log first: a broken log fails here, before the first message.
+ * const loop = await openAgentLoop({
+ *   model: new ScriptedModel({ turns: [{ text: 'Welcome back.' }] }),
+ *   store: new FileSessionStore({ directory: './sessions' }),
+ *   sessionId: 'support-42',
+ * });
+ * loop.start();
+ * await runTurn(loop, 'Where were we?');
+ * ```
  */
 export async function openAgentLoop(options: AgentLoopOptions): Promise<AgentLoopActor> {
   const loop = createAgentLoop(options);

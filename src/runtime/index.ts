@@ -1,3 +1,8 @@
+/**
+ * The `loopkeeper/runtime` entry: `createAgentLoop` (the machine bound to its implementations),
+ * turns and sessions over it, and the telemetry events and hub.
+ */
+
 export type * from '../events/telemetry-events.js';
 export { TELEMETRY_EVENT_TYPES } from '../events/telemetry-events.js';
 export {

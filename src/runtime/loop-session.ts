@@ -26,6 +26,15 @@ export interface LoopSessionOptions {
  * The runtime side of one session: the store, the in-memory projection of its log, and the
  * incremental facts (token total, open tool calls) the loop needs per step. All writes go
  * through one queue so an abort can never interleave with an in-flight append.
+ *
+ * @example
+ * ```ts
+ * import { LoopSession, MemorySessionStore } from 'loopkeeper';
+ *
+ * const session = new LoopSession({ store: new MemorySessionStore(), sessionId: 'session-1' });
+ * await session.open();
+ * console.log(session.items.length, session.lastSeq, session.runs);
+ * ```
  */
 export class LoopSession {
   readonly sessionId: string;

@@ -62,6 +62,15 @@ function renderNode(key: string, node: StateNodeLike, indent: string, lines: str
  * A Mermaid state diagram of a machine, read from its definition (states, compound states,
  * events, guards and invoked actors), so documentation can be regenerated instead of drawn by
  * hand.
+ *
+ * @example
+ * ```ts
+ * import { machineToMermaid } from 'loopkeeper/runtime';
+ * import { agentLoopMachine } from 'loopkeeper';
+ *
+ * // The state diagram of docs/architecture.md, as Mermaid text.
+ * console.log(machineToMermaid(agentLoopMachine));
+ * ```
  */
 export function machineToMermaid(machine: AnyStateMachine): string {
   const root = machine.root as unknown as StateNodeLike;

@@ -17,6 +17,17 @@ export interface TurnResult extends RunFinished, TurnRecord {}
  * when other messages are queued or other `runTurn` calls overlap: the message carries a run
  * id chosen here, and only that run's events count. Rejects with `LoopNotRunningError` when the
  * loop was never started, is stopped or closed, or stops before the run finishes.
+ *
+ * @example
+ * ```ts
+ * import { createAgentLoop, runTurn } from 'loopkeeper';
+ * import { ScriptedModel } from 'loopkeeper/testing';
+ *
+ * const loop = createAgentLoop({ model: new ScriptedModel({ turns: [{ text: 'Paris.' }] }) });
+ * loop.start();
+ * const { outcome, text, usage } = await runTurn(loop, 'Capital of France?');
+ * console.log(outcome, text, usage);
+ * ```
  */
 export function runTurn(loop: AgentLoopActor, content: UserContent): Promise<TurnResult> {
   if (!isLoopRunning(loop)) {

@@ -51,6 +51,23 @@ export interface TelemetryHub {
  * rethrows what an `actor.on` listener throws as an uncaught error, which would take down a
  * host process for a telemetry bug; telemetry observes and must never steer. `onError` gets
  * each failure; by default only the first one is logged, so a broken listener cannot flood logs.
+ *
+ * @example
+ * ```ts
+ * import { safeListener } from 'loopkeeper/runtime';
+ * import { createAgentLoop } from 'loopkeeper';
+ * import { ScriptedModel } from 'loopkeeper/testing';
+ *
+ * const loop = createAgentLoop({ model: new ScriptedModel({ turns: [] }) });
+ * // A listener that throws is reported, not allowed to break the loop.
+ * loop.on(
+ *   'RunFinished',
+ *   safeListener(
+ *     (event) => JSON.parse(String(event.outcome)),
+ *     ({ error }) => console.error(error),
+ *   ),
+ * );
+ * ```
  */
 export function safeListener<Event>(
   listener: (event: Event) => void,
@@ -87,6 +104,17 @@ export function safeListener<Event>(
 /**
  * Collects the telemetry of any number of actors for one set of listeners. Listeners are
  * isolated: one that throws never stops the others, nor the actor that emitted the event.
+ *
+ * @example
+ * ```ts
+ * import { createAgentLoop, createTelemetryHub } from 'loopkeeper';
+ * import { ScriptedModel } from 'loopkeeper/testing';
+ *
+ * const hub = createTelemetryHub({ onListenerError: ({ error }) => console.error(error) });
+ * hub.on('CompactionFinished', (event) => console.log(event.sessionId, event.tokensAfter));
+ * const loop = createAgentLoop({ model: new ScriptedModel({ turns: [] }) });
+ * hub.attach(loop);
+ * ```
  */
 export function createTelemetryHub({ onListenerError }: TelemetryHubOptions = {}): TelemetryHub {
   const emitter = new EventEmitter();

@@ -36,6 +36,18 @@ const chatCompletionsPath = '/v1/chat/completions';
  * Starts a real HTTP server on 127.0.0.1 (a free port) that speaks the Chat Completions
  * protocol, JSON and SSE, and answers from scripted replies, so the real openai SDK can be
  * tested end to end, faults included. It listens on loopback only and never connects out.
+ *
+ * @example
+ * ```ts
+ * import { startFakeOpenAIServer } from 'loopkeeper/testing';
+ * import { openAIChatModel } from 'loopkeeper';
+ *
+ * // A real HTTP server speaking Chat Completions: the real SDK, no network.
+ * const server = await startFakeOpenAIServer({ replies: [{ text: 'Hello from the fake.' }] });
+ * const model = openAIChatModel({ baseURL: server.url, apiKey: 'test', model: 'fake' });
+ * // ... run a loop with `model`, then inspect server.requests
+ * await server.close();
+ * ```
  */
 export async function startFakeOpenAIServer({
   replies = [],

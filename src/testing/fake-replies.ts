@@ -99,11 +99,36 @@ export type FakeFault =
 
 export type FakeReply = FakeAnswer | FakeFault;
 
+/**
+ * Whether a scripted reply of the fake server is a fault (an HTTP error, a hang, a broken stream,
+ * …) rather than an answer.
+ *
+ * @example
+ * ```ts
+ * import { fakeFaults, type FakeReply, isFakeFault } from 'loopkeeper/testing';
+ *
+ * const replies: FakeReply[] = [{ text: 'Hi' }, fakeFaults.rateLimited({ retryAfterSeconds: 2 })];
+ * console.log(replies.filter(isFakeFault).length); // 1
+ * ```
+ */
 export function isFakeFault(reply: FakeReply): reply is FakeFault {
   return 'fault' in reply;
 }
 
-/** Builders for the faults real providers produce, with the bodies and headers they send. */
+/**
+ * Builders for the faults real providers produce, with the bodies and headers they send.
+ *
+ * @example
+ * ```ts
+ * import { fakeFaults, startFakeOpenAIServer } from 'loopkeeper/testing';
+ *
+ * // The first request is refused as too long for the window, the retry gets an answer.
+ * const server = await startFakeOpenAIServer({
+ *   replies: [fakeFaults.contextOverflow({ maxTokens: 8_000 }), { text: 'Done.' }],
+ * });
+ * await server.close();
+ * ```
+ */
 export const fakeFaults = {
   /** HTTP 400 `context_length_exceeded`, worded as OpenAI words it. */
   contextOverflow({

@@ -20,6 +20,27 @@ export interface RecordedSessionOptions {
  * messages that start each turn, the answers to script (`new ScriptedModel({turns: answers})`)
  * and replay tools that give back the recorded outputs. Conversations must be protocol-valid
  * (`fromChatMessages` refuses them otherwise); system messages are left to the host.
+ *
+ * @example
+ * ```ts
+ * import { createAgentLoop, runTurn } from 'loopkeeper';
+ * import { recordedSession, ScriptedModel } from 'loopkeeper/testing';
+ *
+ * const session = recordedSession({
+ *   conversations: [
+ *     [
+ *       { role: 'user', content: 'Hi' },
+ *       { role: 'assistant', content: 'Hello!' },
+ *     ],
+ *   ],
+ * });
+ * const loop = createAgentLoop({
+ *   model: new ScriptedModel({ turns: session.answers }),
+ *   tools: session.tools,
+ * });
+ * loop.start();
+ * for (const turn of session.turns) await runTurn(loop, turn.content);
+ * ```
  */
 export function recordedSession({ conversations }: RecordedSessionOptions): RecordedSession {
   const recordings = conversations.map((messages, index) => ({

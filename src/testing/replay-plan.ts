@@ -43,6 +43,25 @@ export const CONTINUE_MESSAGE = 'Continue.';
  * recording stopped there) gets a short closing answer; the recordings' system prompts are
  * left out, because the demo's loop has its own instructions. Call ids get a per-recording
  * prefix: ids are unique within a recording but not across them, and the session needs both.
+ *
+ * @example
+ * ```ts
+ * import { buildReplayPlan } from 'loopkeeper/testing';
+ * import { fromChatMessages } from 'loopkeeper';
+ *
+ * const plan = buildReplayPlan({
+ *   recordings: [
+ *     {
+ *       name: 'greeting',
+ *       items: fromChatMessages([
+ *         { role: 'user', content: 'Hi' },
+ *         { role: 'assistant', content: 'Hello!' },
+ *       ]),
+ *     },
+ *   ],
+ * });
+ * console.log(plan.turns.length, plan.answers.length); // 1 1
+ * ```
  */
 export function buildReplayPlan({ recordings }: { recordings: readonly Recording[] }): ReplayPlan {
   const turns: ReplayTurn[] = [];

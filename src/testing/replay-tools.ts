@@ -6,6 +6,18 @@ import type { RecordedOutput } from './replay-plan.js';
  * One tool per recorded tool name, each answering a call with the output recorded for that
  * call id. The schema accepts any object: the recorded arguments are replayed as they were.
  * A recorded failure is thrown, so the session records it as an error result as the recording did.
+ *
+ * @example
+ * ```ts
+ * import { buildReplayPlan, createReplayTools } from 'loopkeeper/testing';
+ * import { fromChatMessages } from 'loopkeeper';
+ *
+ * const plan = buildReplayPlan({
+ *   recordings: [{ name: 'recorded', items: fromChatMessages([{ role: 'user', content: 'Hi' }]) }],
+ * });
+ * // Tools that answer each recorded call with the output it got when it was recorded.
+ * const tools = createReplayTools({ toolNames: plan.toolNames, outputs: plan.outputs });
+ * ```
  */
 export function createReplayTools({
   toolNames,

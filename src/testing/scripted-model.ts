@@ -43,6 +43,18 @@ export interface ScriptedModelOptions {
  * A `ModelAdapter` that answers from a script, offline. It records every request, reports usage
  * computed from what it was sent (so compaction triggers fire as in production), can simulate a
  * context window, and throws a clear `ModelError` when the script runs out.
+ *
+ * @example
+ * ```ts
+ * import { ScriptedModel } from 'loopkeeper/testing';
+ * import { createAgentLoop, runTurn } from 'loopkeeper';
+ *
+ * // One scripted answer per model request: a tool call, then the final text.
+ * const model = new ScriptedModel({
+ *   turns: [{ toolCalls: [{ id: 'c1', name: 'now', arguments: {} }] }, { text: 'It is noon.' }],
+ * });
+ * const loop = createAgentLoop({ model });
+ * ```
  */
 export class ScriptedModel implements ModelAdapter {
   readonly name: string;

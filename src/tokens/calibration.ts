@@ -19,6 +19,16 @@ export interface Calibration {
  * 0, uses the latest report alone: the gap is mostly fixed per configuration (instructions,
  * tool schemas), so the newest report is the best guess, and a changed tool list is picked up
  * at once. Raise it (e.g. 0.5) when reports are noisy, such as with many parallel tool calls.
+ *
+ * @example
+ * ```ts
+ * import { createCalibration } from 'loopkeeper/tokens';
+ *
+ * const calibration = createCalibration({ smoothing: 0.5 });
+ * // The provider counted 1_240 prompt tokens where the local estimate said 1_000.
+ * calibration.record({ reportedPromptTokens: 1_240, estimatedTokens: 1_000 });
+ * console.log(calibration.adjust(2_000)); // 2_240
+ * ```
  */
 export function createCalibration({
   smoothing = 0,

@@ -6,6 +6,18 @@ import type { TokenCounter } from './types.js';
  * Tokens of a whole chat request without tool schemas: the instructions as a leading system
  * message, the items, and the reply priming. `counter.count` stays a plain sum over items so
  * strategies can add and subtract item counts; the request-level parts live here.
+ *
+ * @example
+ * ```ts
+ * import { countRequest } from 'loopkeeper/tokens';
+ * import { createTokenCounter } from 'loopkeeper';
+ *
+ * const tokens = countRequest({
+ *   counter: await createTokenCounter(),
+ *   items: [{ kind: 'user', id: 'u1', content: 'Hello' }],
+ *   instructions: 'You are terse.',
+ * });
+ * ```
  */
 export function countRequest({
   counter,

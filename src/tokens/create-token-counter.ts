@@ -24,6 +24,15 @@ export interface TokenCounterOptions {
 /**
  * Loads the encoding (once per process) and returns a synchronous counter. Counts are cached
  * per item id, so recounting a growing session costs only its new items.
+ *
+ * @example
+ * ```ts
+ * import { createTokenCounter } from 'loopkeeper';
+ *
+ * const counter = await createTokenCounter({ encoding: 'o200k_base' });
+ * const tokens = counter.count([{ kind: 'user', id: 'u1', content: 'How large is this?' }]);
+ * console.log(`${tokens} tokens`);
+ * ```
  */
 export async function createTokenCounter({
   encoding = 'o200k_base',

@@ -1,3 +1,5 @@
+/** The `loopkeeper/tokens` entry: exact token counting with a per-item cache, and calibration against reported usage. */
+
 export { type Calibration, createCalibration } from './calibration.js';
 export { countRequest } from './count-request.js';
 export { countTokens } from './count-tokens.js';

@@ -1,6 +1,20 @@
 import { ConfigError } from '../errors/config-error.js';
 import type { TokenEncoding } from './types.js';
 
+/**
+ * The encodings `createTokenCounter` can load: `o200k_base` (the default, GPT-4o and later) and
+ * `cl100k_base`.
+ *
+ * @example
+ * ```ts
+ * import { TOKEN_ENCODINGS } from 'loopkeeper/tokens';
+ * import { createTokenCounter } from 'loopkeeper';
+ *
+ * const requested = process.env['LOOPKEEPER_ENCODING'] ?? 'o200k_base';
+ * const encoding = TOKEN_ENCODINGS.find((name) => name === requested) ?? 'o200k_base';
+ * const counter = await createTokenCounter({ encoding });
+ * ```
+ */
 export const TOKEN_ENCODINGS: readonly TokenEncoding[] = ['o200k_base', 'cl100k_base'];
 
 /** The part of a gpt-tokenizer encoding that loopkeeper calls. */

@@ -6,6 +6,18 @@ import { assertValidToolDefinition } from './validate-tool-definition.js';
  * Checks a tool definition once, at definition time, and returns a frozen copy. `parameters`
  * is copied and deep-frozen so later edits to the caller's schema cannot change what the model
  * is told. Throws `ToolError` (code `tool_invalid_definition`) listing every problem.
+ *
+ * @example
+ * ```ts
+ * import { defineTool } from 'loopkeeper';
+ *
+ * const add = defineTool({
+ *   name: 'add',
+ *   description: 'Adds two numbers.',
+ *   parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
+ *   execute: async ({ a, b }: { a: number; b: number }) => String(a + b),
+ * });
+ * ```
  */
 export function defineTool<Args = Record<string, unknown>>(
   definition: ToolDefinition<Args>,

@@ -55,6 +55,28 @@ interface CallOutcome {
  * become `isError` results the model can read, so the transcript stays protocol-valid. Every call
  * gets exactly one `onCallStarted` followed by one `onCallFinished`. Rejects only on bad options
  * (`ConfigError`, `ToolError`).
+ *
+ * @example
+ * ```ts
+ * import { executeToolCalls } from 'loopkeeper/tools';
+ * import { defineTool } from 'loopkeeper';
+ *
+ * const now = defineTool({
+ *   name: 'now',
+ *   description: 'The time.',
+ *   parameters: { type: 'object', properties: {} },
+ *   execute: async () => new Date().toISOString(),
+ * });
+ * const results = await executeToolCalls({
+ *   tools: [now],
+ *   calls: [
+ *     { id: 'c1', name: 'now', arguments: '{}' },
+ *     { id: 'c2', name: 'missing', arguments: '{}' },
+ *   ],
+ *   defaultTimeoutMs: 5_000,
+ * });
+ * console.log(results.map((result) => result.isError)); // [false, true]: unknown tool
+ * ```
  */
 export async function executeToolCalls({
   tools,
@@ -109,7 +131,20 @@ export async function executeToolCalls({
   });
 }
 
-/** Synthetic "aborted" results for calls that will never run, so the transcript stays valid. */
+/**
+ * Synthetic "aborted" results for calls that will never run, so the transcript stays valid.
+ *
+ * @example
+ * ```ts
+ * import { createAbortedToolResults } from 'loopkeeper/tools';
+ *
+ * // Answer calls that will never run, so the transcript stays protocol-valid.
+ * const results = createAbortedToolResults({
+ *   calls: [{ id: 'c1', name: 'deploy', arguments: '{}' }],
+ * });
+ * console.log(results[0]?.isError); // true
+ * ```
+ */
 export function createAbortedToolResults({
   calls,
   createId = () => createItemId(),

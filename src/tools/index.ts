@@ -1,3 +1,5 @@
+/** The `loopkeeper/tools` entry: tool definitions, the registry and parallel tool execution. */
+
 export { defineTool } from './define-tool.js';
 export {
   createAbortedToolResults,

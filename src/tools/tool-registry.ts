@@ -16,6 +16,21 @@ export interface ToolRegistry {
  * Validates a list of tools (each definition, and that names are unique: a model cannot tell
  * two tools of the same name apart) and indexes them by name. Throws `ConfigError` on a
  * duplicate name and `ToolError` on an invalid definition.
+ *
+ * @example
+ * ```ts
+ * import { createToolRegistry } from 'loopkeeper/tools';
+ * import { defineTool } from 'loopkeeper';
+ *
+ * const echo = defineTool({
+ *   name: 'echo',
+ *   description: 'Echoes its input.',
+ *   parameters: { type: 'object', properties: { text: { type: 'string' } } },
+ *   execute: async ({ text }: { text: string }) => text,
+ * });
+ * const registry = createToolRegistry([echo]);
+ * console.log(registry.names, registry.get('echo')?.description);
+ * ```
  */
 export function createToolRegistry(tools: readonly AnyToolDefinition[]): ToolRegistry {
   if (!Array.isArray(tools)) {
@@ -43,7 +58,23 @@ export function createToolRegistry(tools: readonly AnyToolDefinition[]): ToolReg
   });
 }
 
-/** The model-facing description of each tool (name, description, JSON Schema parameters). */
+/**
+ * The model-facing description of each tool (name, description, JSON Schema parameters).
+ *
+ * @example
+ * ```ts
+ * import { toolSpecs } from 'loopkeeper/tools';
+ * import { defineTool } from 'loopkeeper';
+ *
+ * const ping = defineTool({
+ *   name: 'ping',
+ *   description: 'Answers pong.',
+ *   parameters: { type: 'object', properties: {} },
+ *   execute: async () => 'pong',
+ * });
+ * console.log(toolSpecs([ping])); // what the model is told: name, description, parameters
+ * ```
+ */
 export function toolSpecs(tools: readonly AnyToolDefinition[]): ToolSpec[] {
   return [...createToolRegistry(tools).specs];
 }

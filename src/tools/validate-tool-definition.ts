@@ -1,6 +1,17 @@
 import { ToolError } from '../errors/tool-error.js';
 
-/** The name rule OpenAI enforces for function tools; other providers accept a superset. */
+/**
+ * The name rule OpenAI enforces for function tools; other providers accept a superset.
+ *
+ * @example
+ * ```ts
+ * import { TOOL_NAME_PATTERN } from 'loopkeeper/tools';
+ *
+ * // Turn an MCP tool name such as 'github.search issues' into one the providers accept.
+ * const name = 'github.search issues'.replace(/[^a-zA-Z0-9_-]/g, '_');
+ * console.log(TOOL_NAME_PATTERN.test(name)); // true
+ * ```
+ */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** The longest timer Node honours; larger values silently fire after 1 ms. */

@@ -25,6 +25,20 @@ export interface FromChatMessagesOptions {
  * Throws `ProtocolError` listing every message it cannot represent without loss (audio,
  * custom tool calls, unknown fields, wrong types), and, unless `validate` is false, every
  * protocol problem of the result (for hosts that want to `repairTranscript` instead).
+ *
+ * @example
+ * ```ts
+ * import { fromChatMessages, toChatMessages } from 'loopkeeper';
+ *
+ * const items = fromChatMessages([
+ *   { role: 'user', content: 'List the files.' },
+ *   { role: 'assistant', content: 'README.md and package.json.' },
+ * ]);
+ * console.log(
+ *   items.map((item) => item.kind),
+ *   toChatMessages(items).length,
+ * );
+ * ```
  */
 export function fromChatMessages(
   messages: readonly unknown[],

@@ -1,3 +1,8 @@
+/**
+ * The `loopkeeper/transcript` entry: the provider-neutral item types, protocol validation and
+ * repair, turn boundaries, and the OpenAI chat conversions.
+ */
+
 export { assertValidTranscript } from './assert-valid-transcript.js';
 export { atomicGroups } from './atomic-groups.js';
 export { type DetectErrorInput, defaultDetectError } from './detect-error.js';

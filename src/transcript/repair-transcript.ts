@@ -8,7 +8,22 @@ import {
 } from './repair/rename-duplicates.js';
 import type { Item, Repair, ToolResultItem } from './types.js';
 
-/** Content of the result `repairTranscript` writes for a call that was never answered. */
+/**
+ * Content of the result `repairTranscript` writes for a call that was never answered.
+ *
+ * @example
+ * ```ts
+ * import { UNANSWERED_CALL_CONTENT } from 'loopkeeper/transcript';
+ * import { repairTranscript } from 'loopkeeper';
+ *
+ * const { items } = repairTranscript([
+ *   { kind: 'assistant', id: 'a1', toolCalls: [{ id: 'c1', name: 'deploy', arguments: '{}' }] },
+ * ]);
+ * console.log(
+ *   items.some((item) => item.kind === 'toolResult' && item.content === UNANSWERED_CALL_CONTENT),
+ * );
+ * ```
+ */
 export const UNANSWERED_CALL_CONTENT =
   'Error: loopkeeper synthesized this result because the tool call was never answered. ' +
   'The tool may or may not have run; its output is unknown.';
@@ -36,6 +51,16 @@ interface Call {
  * answers unanswered calls with a synthetic error result (`UNANSWERED_CALL_CONTENT`).
  * A changed item gets a new id, because an id must always name the same content.
  * The output always passes `validateTranscript`.
+ *
+ * @example
+ * ```ts
+ * import { repairTranscript, validateTranscript } from 'loopkeeper';
+ *
+ * const { items, repairs } = repairTranscript([
+ *   { kind: 'assistant', id: 'a1', toolCalls: [{ id: 'c1', name: 'ls', arguments: '{}' }] },
+ * ]);
+ * console.log(repairs.length, validateTranscript(items)); // 1 repair, no problems
+ * ```
  */
 export function repairTranscript(
   items: readonly unknown[],

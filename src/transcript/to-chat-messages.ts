@@ -26,6 +26,16 @@ export interface ToChatMessagesOptions {
  * message, then one message per item. Context items become system messages (developer when
  * they came from one), reasoning the `reasoning_content` field compatible servers read.
  * Chat messages have no error flag: an `isError` result is sent as its content alone.
+ *
+ * @example
+ * ```ts
+ * import { toChatMessages } from 'loopkeeper';
+ *
+ * const messages = toChatMessages([{ kind: 'user', id: 'u1', content: 'Hello' }], {
+ *   instructions: 'You are terse.',
+ * });
+ * console.log(messages[0]?.role); // 'system'
+ * ```
  */
 export function toChatMessages(
   items: readonly Item[],
@@ -41,6 +51,14 @@ export function toChatMessages(
 /**
  * The chat message for one item. It depends on nothing but the item, so a runtime can cache
  * it per item id and build each request in O(new items).
+ *
+ * @example
+ * ```ts
+ * import { itemToChatMessage } from 'loopkeeper/transcript';
+ *
+ * const message = itemToChatMessage({ kind: 'assistant', id: 'a1', text: 'Done.' });
+ * console.log(message); // { role: 'assistant', content: 'Done.' }
+ * ```
  */
 export function itemToChatMessage(item: Item): ChatCompletionMessageParam {
   switch (item.kind) {

@@ -91,9 +91,37 @@ export interface ContextItem {
 
 export type Item = UserItem | AssistantItem | ToolResultItem | ContextItem;
 export type ItemKind = Item['kind'];
+/**
+ * Every item kind, in a fixed order: for validating input and for exhaustive tables.
+ *
+ * @example
+ * ```ts
+ * import { ITEM_KINDS } from 'loopkeeper/transcript';
+ * import type { Item } from 'loopkeeper';
+ *
+ * const counts = Object.fromEntries(ITEM_KINDS.map((kind) => [kind, 0]));
+ * const history: Item[] = [{ kind: 'user', id: 'u1', content: 'Hi' }];
+ * for (const item of history) counts[item.kind] = (counts[item.kind] ?? 0) + 1;
+ * ```
+ */
 export const ITEM_KINDS: readonly ItemKind[] = ['user', 'assistant', 'toolResult', 'context'];
 
-/** Name of the context item a summarizing compaction inserts. */
+/**
+ * Name of the context item a summarizing compaction inserts.
+ *
+ * @example
+ * ```ts
+ * import { COMPACTION_SUMMARY_NAME, type Item } from 'loopkeeper';
+ *
+ * const history: Item[] = [
+ *   { kind: 'context', id: 'c1', name: COMPACTION_SUMMARY_NAME, text: '…' },
+ * ];
+ * const summaries = history.filter(
+ *   (item) => item.kind === 'context' && item.name === COMPACTION_SUMMARY_NAME,
+ * );
+ * console.log(`${summaries.length} summary item(s)`);
+ * ```
+ */
 export const COMPACTION_SUMMARY_NAME = 'loopkeeper:compaction_summary';
 
 export type ProtocolProblemKind =

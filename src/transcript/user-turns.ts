@@ -12,7 +12,22 @@ export interface UserTurns {
   readonly turns: readonly ItemRange[];
 }
 
-/** Splits a transcript at its user items; the ranges cover every index exactly once. */
+/**
+ * Splits a transcript at its user items; the ranges cover every index exactly once.
+ *
+ * @example
+ * ```ts
+ * import { userTurns } from 'loopkeeper/transcript';
+ *
+ * const { leading, turns } = userTurns([
+ *   { kind: 'context', id: 'c1', text: 'Project notes' },
+ *   { kind: 'user', id: 'u1', content: 'First' },
+ *   { kind: 'assistant', id: 'a1', text: 'One.' },
+ *   { kind: 'user', id: 'u2', content: 'Second' },
+ * ]);
+ * console.log(leading, turns.length); // {start: 0, end: 1} 2
+ * ```
+ */
 export function userTurns(items: readonly Item[]): UserTurns {
   const starts: number[] = [];
   items.forEach((item, index) => {

@@ -12,6 +12,17 @@ import type { AssistantItem, Item, ProtocolProblem, ToolResultItem } from './typ
  * Item ids are unique, tool call ids are unique across the transcript, no result lacks its
  * call, and a result's `toolName` matches its call's name. Structurally broken values are
  * reported as `invalid_item` and otherwise ignored, so one bad item yields one clear problem.
+ *
+ * @example
+ * ```ts
+ * import { validateTranscript } from 'loopkeeper';
+ *
+ * const problems = validateTranscript([
+ *   { kind: 'user', id: 'u1', content: 'List files' },
+ *   { kind: 'assistant', id: 'a1', toolCalls: [{ id: 'c1', name: 'ls', arguments: '{}' }] },
+ * ]);
+ * console.log(problems.map((problem) => problem.kind)); // ['unanswered_call']
+ * ```
  */
 export function validateTranscript(items: readonly unknown[]): ProtocolProblem[] {
   if (!Array.isArray(items)) {

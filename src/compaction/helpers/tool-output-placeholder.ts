@@ -75,6 +75,23 @@ export function toolOutputFacts(content: string, maxCharacters = content.length 
   return parts.join('');
 }
 
+/**
+ * The placeholder `pruneToolResults` writes in place of a pruned tool output by default: the
+ * tool's name, how large the output was, a few facts it held (paths, identifiers, URLs), and that
+ * the tool can be re-run.
+ *
+ * @example
+ * ```ts
+ * import { defaultToolOutputPlaceholder } from 'loopkeeper/compaction';
+ * import { pruneToolResults } from 'loopkeeper';
+ *
+ * // Extend the default text instead of replacing it.
+ * const strategy = pruneToolResults({
+ *   placeholder: (output) =>
+ *     `${defaultToolOutputPlaceholder(output)} (pruned at ${new Date().toISOString()})`,
+ * });
+ * ```
+ */
 export function defaultToolOutputPlaceholder({
   toolName,
   tokens,

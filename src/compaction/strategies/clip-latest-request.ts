@@ -3,7 +3,18 @@ import type { Item, UserItem } from '../../transcript/types.js';
 import { clipItemToFit } from '../helpers/clip-text.js';
 import { latestTurnStart } from '../helpers/structure.js';
 
-/** The least a clipped request keeps, so it still says what the user asked for. */
+/**
+ * The least a clipped request keeps, so it still says what the user asked for.
+ *
+ * @example
+ * ```ts
+ * import { MIN_CLIPPED_REQUEST_TOKENS } from 'loopkeeper/compaction';
+ *
+ * // A window whose request budget falls below this cannot hold even a clipped request.
+ * const requestBudget = 4_096 - 4_000;
+ * if (requestBudget < MIN_CLIPPED_REQUEST_TOKENS) console.warn('the window is too small');
+ * ```
+ */
 export const MIN_CLIPPED_REQUEST_TOKENS = 96;
 
 const requestAdvice =
@@ -25,6 +36,17 @@ function plainText(item: UserItem): string | undefined {
  * below `MIN_CLIPPED_REQUEST_TOKENS`. Only the request the model sees is cut; the log keeps the
  * whole one. Returns `transcript` itself when it fits, the request is not plain text, or no cut
  * within that floor would make it fit.
+ *
+ * @example
+ * ```ts
+ * import { clipLatestRequest } from 'loopkeeper/compaction';
+ * import { createTokenCounter } from 'loopkeeper';
+ *
+ * const tokens = await createTokenCounter();
+ * const huge = 'log line\n'.repeat(20_000);
+ * const clipped = clipLatestRequest([{ kind: 'user', id: 'u1', content: huge }], tokens, 2_000);
+ * console.log(tokens.count(clipped)); // at most about 2k
+ * ```
  */
 export function clipLatestRequest(
   transcript: readonly Item[],

@@ -41,6 +41,18 @@ function clipResult(
  * was cut (its paths, error lines and identifiers), wherever it is: also the newest output the
  * model has not read yet, since one output larger than a quarter of the budget would otherwise
  * push out all other work. Clipped and pruned outputs are left alone, so it is idempotent.
+ *
+ * @example
+ * ```ts
+ * import { clipToolResults } from 'loopkeeper/compaction';
+ * import { createCompactor, pipeline, pruneToolResults, tokenBudgetTrigger } from 'loopkeeper';
+ *
+ * // Cut every tool output above 2k tokens down to a head and a tail.
+ * const compactor = createCompactor({
+ *   trigger: tokenBudgetTrigger({ maxTokens: 32_000 }),
+ *   strategy: pipeline(clipToolResults({ maxTokens: 2_000 }), pruneToolResults()),
+ * });
+ * ```
  */
 export function clipToolResults({ maxTokens }: ClipToolResultsOptions = {}): CompactionStrategy {
   if (maxTokens !== undefined) {

@@ -19,6 +19,22 @@ export interface DropFailedToolResultsOptions {
  * assistant item with nothing left (no text, no other calls) unless `dropEmpty` is false. The
  * latest user turn is never touched: the model may be about to act on a failure it has just
  * seen, and taking it away would make it repeat the same call blind.
+ *
+ * @example
+ * ```ts
+ * import {
+ *   createCompactor,
+ *   dropFailedToolResults,
+ *   pipeline,
+ *   pruneToolResults,
+ *   tokenBudgetTrigger,
+ * } from 'loopkeeper';
+ *
+ * const compactor = createCompactor({
+ *   trigger: tokenBudgetTrigger({ maxTokens: 16_000 }),
+ *   strategy: pipeline(dropFailedToolResults(), pruneToolResults()),
+ * });
+ * ```
  */
 export function dropFailedToolResults({
   dropEmpty = true,

@@ -44,6 +44,20 @@ function strippedCopy(item: AssistantItem, stripped: AssistantItem): AssistantIt
  * Strips reasoning parts from assistant items. Reasoning is the cheapest thing to lose: the
  * text and tool calls it led to stay. An assistant item left with no text and no tool calls
  * is dropped, or kept with empty text when `dropEmpty` is false.
+ *
+ * @example
+ * ```ts
+ * import { createTokenCounter, dropReasoning } from 'loopkeeper';
+ *
+ * const { transcript } = await dropReasoning().apply(
+ *   {
+ *     transcript: [{ kind: 'assistant', id: 'a1', text: 'Done.', reasoning: [{ text: 'Hmm…' }] }],
+ *     reason: 'threshold',
+ *     budget: { maxTokens: 8_000, targetTokens: 6_000 },
+ *   },
+ *   { tokens: await createTokenCounter(), signal: new AbortController().signal },
+ * );
+ * ```
  */
 export function dropReasoning({
   keepLastTurn = true,

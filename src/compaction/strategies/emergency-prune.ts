@@ -45,6 +45,24 @@ export interface EmergencyPruneOutcome {
  * leading context items (host reference material) and whole older turns, newest first,
  * stopping at the first that does not fit so the kept history has no gaps.
  * Whole turns never split a tool exchange, so the output is always protocol-valid.
+ *
+ * @example
+ * ```ts
+ * import { emergencyPruneTranscript } from 'loopkeeper/compaction';
+ * import { createTokenCounter, type Item } from 'loopkeeper';
+ *
+ * const transcript: Item[] = [
+ *   { kind: 'user', id: 'u1', content: 'First request' },
+ *   { kind: 'assistant', id: 'a1', text: 'Done.' },
+ *   { kind: 'user', id: 'u2', content: 'Second request' },
+ * ];
+ * const outcome = emergencyPruneTranscript({
+ *   transcript,
+ *   tokens: await createTokenCounter(),
+ *   maxTokens: 30,
+ * });
+ * console.log(outcome.fits, outcome.turnsKept, outcome.turnsDropped);
+ * ```
  */
 export function emergencyPruneTranscript({
   transcript,
@@ -139,7 +157,26 @@ export interface EmergencyPruneOptions {
   readonly maxTokens?: number;
 }
 
-/** `emergencyPruneTranscript` as a strategy; its metadata carries the whole outcome, `fits` included. */
+/**
+ * `emergencyPruneTranscript` as a strategy; its metadata carries the whole outcome, `fits` included.
+ *
+ * @example
+ * ```ts
+ * import {
+ *   createCompactor,
+ *   emergencyPrune,
+ *   pipeline,
+ *   pruneToolResults,
+ *   tokenBudgetTrigger,
+ * } from 'loopkeeper';
+ *
+ * // A summary-free policy: prune tool output, then keep the newest whole turns that fit.
+ * const compactor = createCompactor({
+ *   trigger: tokenBudgetTrigger({ maxTokens: 16_000 }),
+ *   strategy: pipeline(pruneToolResults(), emergencyPrune({ maxTokens: 12_000 })),
+ * });
+ * ```
+ */
 export function emergencyPrune({ maxTokens }: EmergencyPruneOptions = {}): CompactionStrategy {
   if (maxTokens !== undefined) requireNonNegative('emergencyPrune', 'maxTokens', maxTokens);
   return {

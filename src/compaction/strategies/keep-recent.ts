@@ -30,6 +30,17 @@ export type KeepRecentOptions =
  * kept in place. The latest user item is always kept: when the cut falls inside the latest
  * turn, that user item stays in front of the kept tail, so the model still sees the request it
  * is working on while the older steps of the same turn go.
+ *
+ * @example
+ * ```ts
+ * import { createCompactor, keepRecent, tokenBudgetTrigger } from 'loopkeeper';
+ *
+ * // Keep the last 4k tokens of history (whole tool exchanges), and every context item.
+ * const compactor = createCompactor({
+ *   trigger: tokenBudgetTrigger({ maxTokens: 16_000 }),
+ *   strategy: keepRecent({ tokens: 4_000, preserve: ['context'] }),
+ * });
+ * ```
  */
 export function keepRecent(options: KeepRecentOptions): CompactionStrategy {
   const { preserve = ['context'] } = options;

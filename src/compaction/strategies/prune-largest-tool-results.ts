@@ -20,6 +20,31 @@ export interface PruneLargestToolResultsOptions {
  * Prunes the largest tool outputs first, anywhere in the transcript, until it is under the
  * target. This is the answer to a payload-too-large (HTTP 413) rejection, where one huge
  * output is usually the cause and no recent tail can be protected.
+ *
+ * @example
+ * ```ts
+ * import { pruneLargestToolResults } from 'loopkeeper/compaction';
+ * import { createTokenCounter } from 'loopkeeper';
+ *
+ * const { transcript } = await pruneLargestToolResults({ targetTokens: 1_000 }).apply(
+ *   {
+ *     transcript: [
+ *       { kind: 'assistant', id: 'a1', toolCalls: [{ id: 'c1', name: 'cat', arguments: '{}' }] },
+ *       {
+ *         kind: 'toolResult',
+ *         id: 'r1',
+ *         callId: 'c1',
+ *         toolName: 'cat',
+ *         content: 'x'.repeat(50_000),
+ *         isError: false,
+ *       },
+ *     ],
+ *     reason: 'payload_too_large',
+ *     budget: { maxTokens: 2_000, targetTokens: 1_000 },
+ *   },
+ *   { tokens: await createTokenCounter(), signal: new AbortController().signal },
+ * );
+ * ```
  */
 export function pruneLargestToolResults({
   targetTokens,

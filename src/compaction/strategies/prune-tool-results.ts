@@ -29,6 +29,16 @@ export interface PruneToolResultsOptions {
  * the model knows what it ran. Results already pruned are left alone, so running it twice is
  * the same as running it once. Skips entirely when the saving would be below `minSavingsTokens`:
  * a small saving is not worth invalidating the provider's prompt cache.
+ *
+ * @example
+ * ```ts
+ * import { createCompactor, pruneToolResults, tokenBudgetTrigger } from 'loopkeeper';
+ *
+ * const compactor = createCompactor({
+ *   trigger: tokenBudgetTrigger({ maxTokens: 32_000 }),
+ *   strategy: pruneToolResults({ protectRecentTokens: 6_000, minSavingsTokens: 1_000 }),
+ * });
+ * ```
  */
 export function pruneToolResults({
   protectRecentTokens,

@@ -85,6 +85,22 @@ function summaryRoom(
  *
  * Any failure of the backend (an error, a timeout, empty or sectionless text) is thrown as a
  * `CompactionError` with the cause attached; an abort of `context.signal` as an `AbortedError`.
+ *
+ * @example
+ * ```ts
+ * import {
+ *   createCompactor,
+ *   extractiveSummarizer,
+ *   summarizeOlder,
+ *   tokenBudgetTrigger,
+ * } from 'loopkeeper';
+ *
+ * const compactor = createCompactor({
+ *   trigger: tokenBudgetTrigger({ maxTokens: 32_000 }),
+ *   strategy: summarizeOlder({ keepRecentTokens: 6_000, maxSummaryTokens: 1_500 }),
+ *   backend: extractiveSummarizer(),
+ * });
+ * ```
  */
 export function summarizeOlder({
   keepRecentTokens,

@@ -57,6 +57,19 @@ const TOOL_NOTE = [
  * parent, so an inspector shows it, and its telemetry reaches the loop's listeners as
  * `ChildLoopEmitted` events of the run being compacted. Aborting the summary aborts the child's
  * run; the child loop is closed when the summary ends either way.
+ *
+ * @example
+ * ```ts
+ * import { agentSummarizer, createCompactor, tokenBudgetTrigger } from 'loopkeeper';
+ * import { ScriptedModel } from 'loopkeeper/testing';
+ *
+ * const compactor = createCompactor({
+ *   trigger: tokenBudgetTrigger({ maxTokens: 32_000 }),
+ *   backend: agentSummarizer({
+ *     model: new ScriptedModel({ turns: [{ text: '## Goal\nShip.' }] }),
+ *   }),
+ * });
+ * ```
  */
 export function agentSummarizer(options: AgentSummarizerOptions): CompactionBackend {
   const {

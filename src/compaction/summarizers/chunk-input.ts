@@ -13,7 +13,21 @@ export interface SummaryInputSizeOptions {
   readonly tokens: TokenCounter;
 }
 
-/** Tokens of the summarizer input as `renderSummaryInput` renders it: what a call's limit is measured on. */
+/**
+ * Tokens of the summarizer input as `renderSummaryInput` renders it: what a call's limit is measured on.
+ *
+ * @example
+ * ```ts
+ * import { summaryInputTokens } from 'loopkeeper/compaction';
+ * import { createTokenCounter } from 'loopkeeper';
+ *
+ * const size = summaryInputTokens({
+ *   transcript: [{ kind: 'user', id: 'u1', content: 'Fix the flaky test.' }],
+ *   tokens: await createTokenCounter(),
+ * });
+ * console.log(`the summarizer would read ${size} tokens`);
+ * ```
+ */
 export function summaryInputTokens({
   transcript,
   previousSummary,

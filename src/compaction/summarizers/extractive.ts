@@ -133,6 +133,17 @@ function toolActivity(items: readonly Item[]): string[] {
  * conclusions) and writes them in the fixed sections. Deterministic: the same input always
  * gives the same summary. File paths and error lines are all kept, one per line, deduplicated;
  * everything else is capped so the summary stays small.
+ *
+ * @example
+ * ```ts
+ * import { contextWindowTrigger, createCompactor, extractiveSummarizer } from 'loopkeeper';
+ *
+ * // Offline and deterministic: no model call for summaries.
+ * const compactor = createCompactor({
+ *   trigger: contextWindowTrigger({ window: 8_000 }),
+ *   backend: extractiveSummarizer(),
+ * });
+ * ```
  */
 export function extractiveSummarizer({
   maxInputTokens = Number.POSITIVE_INFINITY,

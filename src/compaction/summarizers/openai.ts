@@ -50,7 +50,22 @@ function createClient(options: OpenAISummarizerOptions): OpenAI {
   }
 }
 
-/** A summarizer backend that asks a Chat Completions model for the sectioned summary. */
+/**
+ * A summarizer backend that asks a Chat Completions model for the sectioned summary.
+ *
+ * @example
+ * ```ts
+ * import { createCompactor, openAISummarizer, tokenBudgetTrigger } from 'loopkeeper';
+ *
+ * const compactor = createCompactor({
+ *   trigger: tokenBudgetTrigger({ maxTokens: 100_000 }),
+ *   backend: openAISummarizer({
+ *     apiKey: process.env['OPENAI_API_KEY'] ?? '',
+ *     model: 'gpt-4o-mini',
+ *   }),
+ * });
+ * ```
+ */
 export function openAISummarizer(options: OpenAISummarizerOptions): CompactionBackend {
   const {
     model,

@@ -59,6 +59,18 @@ export function renderItemForSummary(item: Item, position: number): string {
  * the conversation. It is rendered as data rather than as chat turns so the summarizing model
  * has no conversation to continue. Chunking measures exactly this text against a backend's
  * `maxInputTokens`.
+ *
+ * @example
+ * ```ts
+ * import { renderSummaryInput } from 'loopkeeper/compaction';
+ *
+ * // What a summarizer model is given: the history quoted as data, never as instructions.
+ * const record = renderSummaryInput({
+ *   transcript: [{ kind: 'user', id: 'u1', content: 'Rename the package to loopkeeper.' }],
+ *   previousSummary: '## Goal\nPublish the library.',
+ * });
+ * console.log(record);
+ * ```
  */
 export function renderSummaryInput({
   transcript,

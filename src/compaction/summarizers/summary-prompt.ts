@@ -4,6 +4,17 @@ import { SUMMARY_SECTIONS } from '../summary.js';
  * The system prompt of LLM summarizers. The history it summarizes may contain text written by
  * tools, web pages or users that tries to steer whoever reads it, so the prompt says outright
  * that the record is data to describe, never instructions to follow.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_SUMMARY_PROMPT } from 'loopkeeper/compaction';
+ * import { openAISummarizer } from 'loopkeeper';
+ *
+ * const backend = openAISummarizer({
+ *   model: 'gpt-4o-mini',
+ *   prompt: `${DEFAULT_SUMMARY_PROMPT}\n\nAlways keep ticket numbers verbatim.`,
+ * });
+ * ```
  */
 export const DEFAULT_SUMMARY_PROMPT = [
   'You write the compaction summary of an AI agent session so the agent can continue after its',

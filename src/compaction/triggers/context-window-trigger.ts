@@ -28,6 +28,17 @@ export interface ContextWindowTriggerOptions {
  * budget's `maxTokens`, and compaction aims at `targetRatio` of it. On the reported basis both
  * are lowered by what the request holds besides items (instructions, tool schemas), since
  * strategies can only shrink the items.
+ *
+ * @example
+ * ```ts
+ * import { contextWindowTrigger, createCompactor, extractiveSummarizer } from 'loopkeeper';
+ *
+ * // Compact when the prompt reaches 80% of a 128k window, 8k kept free for the answer.
+ * const compactor = createCompactor({
+ *   trigger: contextWindowTrigger({ window: 128_000, outputReserve: 8_000, percent: 80 }),
+ *   backend: extractiveSummarizer(),
+ * });
+ * ```
  */
 export function contextWindowTrigger({
   window,

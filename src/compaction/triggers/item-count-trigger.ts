@@ -14,6 +14,16 @@ export interface ItemCountTriggerOptions {
  * Fires when the transcript holds more than `maxItems` items. Strategies work in tokens, so
  * the budget is derived from the current size: `maxTokens` is the tokens the items hold now
  * and `targetTokens` is `targetRatio` of that.
+ *
+ * @example
+ * ```ts
+ * import { createCompactor, itemCountTrigger, keepRecent } from 'loopkeeper';
+ *
+ * const compactor = createCompactor({
+ *   trigger: itemCountTrigger({ maxItems: 200 }),
+ *   strategy: keepRecent({ items: 100 }),
+ * });
+ * ```
  */
 export function itemCountTrigger({
   maxItems,

@@ -14,6 +14,17 @@ export interface TokenBudgetTriggerOptions {
  * Fires when the next prompt would exceed a fixed token budget. On the reported basis the
  * budget handed to strategies is lowered by what the request holds besides items
  * (instructions, tool schemas), since strategies can only shrink the items.
+ *
+ * @example
+ * ```ts
+ * import { createCompactor, extractiveSummarizer, tokenBudgetTrigger } from 'loopkeeper';
+ *
+ * // Compact above 50k prompt tokens, aiming at 60% of that.
+ * const compactor = createCompactor({
+ *   trigger: tokenBudgetTrigger({ maxTokens: 50_000, targetRatio: 0.6 }),
+ *   backend: extractiveSummarizer(),
+ * });
+ * ```
  */
 export function tokenBudgetTrigger({
   maxTokens = 60_000,

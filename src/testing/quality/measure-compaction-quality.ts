@@ -94,6 +94,21 @@ function factsOnlyIn(dropped: WorkFacts, kept: WorkFacts): WorkFacts {
  * prunes, whether every turn completed, and which goal, paths, error lines and identifiers
  * of the items no longer in the final request the model can still see. Every request is
  * checked for protocol validity.
+ *
+ * @example
+ * ```ts
+ * import { measureCompactionQuality } from 'loopkeeper/testing';
+ * import { createTokenCounter, extractiveSummarizer } from 'loopkeeper';
+ *
+ * const report = await measureCompactionQuality({
+ *   name: 'tiny session',
+ *   messages: [{ role: 'user', content: 'Rename src/app.ts to src/main.ts' }],
+ *   line: 2_000,
+ *   tokens: await createTokenCounter(),
+ *   backend: extractiveSummarizer(),
+ * });
+ * console.log(report.compactions, report.failures);
+ * ```
  */
 export async function measureCompactionQuality({
   name,

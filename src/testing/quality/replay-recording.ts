@@ -11,7 +11,24 @@ import { buildReplayPlan } from '../replay-plan.js';
 import { createReplayTools } from '../replay-tools.js';
 import { ScriptedModel } from '../scripted-model.js';
 
-/** Replays messages with an adapter of the harness's choosing (see docs/quality.md). */
+/**
+ * Replays messages with an adapter of the harness's choosing (see docs/quality.md).
+ *
+ * @example
+ * ```ts
+ * import { QUALITY_INSTRUCTIONS, replayRecording } from 'loopkeeper/testing';
+ * import { createTokenCounter } from 'loopkeeper';
+ *
+ * const replayed = await replayRecording({
+ *   messages: [
+ *     { role: 'user', content: 'Hi' },
+ *     { role: 'assistant', content: 'Hello!' },
+ *   ],
+ *   tokens: await createTokenCounter(),
+ *   instructions: `${QUALITY_INSTRUCTIONS} Keep every file path.`,
+ * });
+ * ```
+ */
 export const QUALITY_INSTRUCTIONS =
   'You are an agent whose recorded session is being replayed. Continue the work as recorded.';
 
@@ -46,6 +63,22 @@ export interface ReplayedRecording {
  * recorded, replay tools giving the recorded outputs, a memory store, and `compactor` if given.
  * Every request is copied as the model received it (the loop hands over its live history, which
  * grows in place).
+ *
+ * @example
+ * ```ts
+ * import { replayRecording } from 'loopkeeper/testing';
+ * import { createTokenCounter } from 'loopkeeper';
+ *
+ * const { requests, turns, loop } = await replayRecording({
+ *   messages: [
+ *     { role: 'user', content: 'Hi' },
+ *     { role: 'assistant', content: 'Hello!' },
+ *   ],
+ *   tokens: await createTokenCounter(),
+ * });
+ * console.log(requests.length, turns[0]?.outcome);
+ * loop.stop();
+ * ```
  */
 export async function replayRecording({
   messages,

@@ -86,7 +86,23 @@ function unique(values: readonly string[]): string[] {
   return [...new Set(values)];
 }
 
-/** The facts in some items: paths from every text, errors from tool output, identifiers from the user and from tool arguments. */
+/**
+ * The facts in some items: paths from every text, errors from tool output, identifiers from the user and from tool arguments.
+ *
+ * @example
+ * ```ts
+ * import { workFactsOf } from 'loopkeeper/testing';
+ *
+ * const facts = workFactsOf([
+ *   {
+ *     kind: 'user',
+ *     id: 'u1',
+ *     content: 'Fix the crash in src/parser.ts (TypeError: x is undefined)',
+ *   },
+ * ]);
+ * console.log(facts.paths, facts.errorLines);
+ * ```
+ */
 export function workFactsOf(items: readonly Item[]): WorkFacts {
   const paths: string[] = [];
   const errorLines: string[] = [];
