@@ -145,7 +145,7 @@ describe('the package entry points', () => {
   });
 
   it('errors are recognised across copies through their Symbol.for marker', () => {
-    const error = new loopkeeper.ProtocolError([]);
+    const error = new loopkeeper.ProtocolError({ problems: [] });
     const lookalike = Object.assign(Object.create(null), {
       [Symbol.for('loopkeeper.error')]: true,
     });

@@ -9,7 +9,7 @@ export class UsageError extends LoopkeeperError {
   readonly command: string | undefined;
 
   constructor(message: string, options?: { command?: string }) {
-    super('usage', message);
+    super(message, { code: 'usage' });
     this.name = 'UsageError';
     this.command = options?.command;
   }

@@ -31,7 +31,7 @@ export class AbortedError extends LoopkeeperError {
   declare readonly code: AbortedErrorCode;
 
   constructor(message: string, options?: { cause?: unknown; code?: AbortedErrorCode }) {
-    super(options?.code ?? 'aborted', message, options);
+    super(message, { code: options?.code ?? 'aborted', cause: options?.cause });
     this.name = 'AbortedError';
   }
 

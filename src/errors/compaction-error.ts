@@ -23,7 +23,7 @@ export class CompactionError extends LoopkeeperError {
   declare readonly code: CompactionErrorCode;
 
   constructor(message: string, options?: { cause?: unknown; code?: CompactionErrorCode }) {
-    super(options?.code ?? 'compaction', message, options);
+    super(message, { code: options?.code ?? 'compaction', cause: options?.cause });
     this.name = 'CompactionError';
   }
 

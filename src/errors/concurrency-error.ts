@@ -24,7 +24,7 @@ export class ConcurrencyError extends LoopkeeperError {
   declare readonly code: ConcurrencyErrorCode;
 
   constructor(message: string, options?: { cause?: unknown; code?: ConcurrencyErrorCode }) {
-    super(options?.code ?? 'concurrency', message, options);
+    super(message, { code: options?.code ?? 'concurrency', cause: options?.cause });
     this.name = 'ConcurrencyError';
   }
 

@@ -22,7 +22,7 @@ export class ConfigError extends LoopkeeperError {
   declare readonly code: ConfigErrorCode;
 
   constructor(message: string, options?: { cause?: unknown; code?: ConfigErrorCode }) {
-    super(options?.code ?? 'config', message, options);
+    super(message, { code: options?.code ?? 'config', cause: options?.cause });
     this.name = 'ConfigError';
   }
 

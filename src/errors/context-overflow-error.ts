@@ -24,7 +24,7 @@ export class ContextOverflowError extends LoopkeeperError {
   declare readonly code: ContextOverflowErrorCode;
 
   constructor(message: string, options?: { cause?: unknown; code?: ContextOverflowErrorCode }) {
-    super(options?.code ?? 'context_overflow', message, options);
+    super(message, { code: options?.code ?? 'context_overflow', cause: options?.cause });
     this.name = 'ContextOverflowError';
   }
 

@@ -27,7 +27,7 @@ export class DurableStepError extends LoopkeeperError {
     message: string,
     options?: { cause?: unknown; code?: DurableStepErrorCode | LoopkeeperErrorCode },
   ) {
-    super(options?.code ?? 'durable_step', message, options);
+    super(message, { code: options?.code ?? 'durable_step', cause: options?.cause });
     this.name = 'DurableStepError';
   }
 

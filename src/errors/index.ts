@@ -26,8 +26,8 @@ export {
 } from './error-codes.js';
 export { LoopNotRunningError } from './loop-not-running-error.js';
 export { LoopkeeperError } from './loopkeeper-error.js';
-export { ModelError, type ModelErrorKind } from './model-error.js';
+export { ModelError, type ModelErrorKind, type ModelErrorOptions } from './model-error.js';
 export { MutatorError } from './mutator-error.js';
-export { ProtocolError } from './protocol-error.js';
+export { ProtocolError, type ProtocolErrorOptions } from './protocol-error.js';
 export { StoreError } from './store-error.js';
 export { ToolError } from './tool-error.js';

@@ -24,7 +24,7 @@ export class LoopNotRunningError extends LoopkeeperError {
   declare readonly code: LoopNotRunningErrorCode;
 
   constructor(message: string, options?: { cause?: unknown; code?: LoopNotRunningErrorCode }) {
-    super(options?.code ?? 'loop_not_running', message, options);
+    super(message, { code: options?.code ?? 'loop_not_running', cause: options?.cause });
     this.name = 'LoopNotRunningError';
   }
 

@@ -22,10 +22,13 @@ export class LoopkeeperError extends Error {
   readonly [marker] = true;
   readonly code: LoopkeeperErrorCode;
 
-  constructor(code: LoopkeeperErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(
+    message: string,
+    options: { readonly code: LoopkeeperErrorCode; readonly cause?: unknown },
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'LoopkeeperError';
-    this.code = code;
+    this.code = options.code;
   }
 
   static isInstance(value: unknown): value is LoopkeeperError {

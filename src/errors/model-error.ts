@@ -17,6 +17,17 @@ export type ModelErrorKind =
   | 'empty_answer'
   | 'unknown';
 
+/** How a model call failed, beside the message: `kind` is required, the rest optional. */
+export interface ModelErrorOptions {
+  readonly kind: ModelErrorKind;
+  readonly cause?: unknown;
+  /** The HTTP status, when the server answered. */
+  readonly status?: number;
+  /** Overrides the default: rate limits, server errors, network faults and timeouts retry. */
+  readonly retryable?: boolean;
+  readonly retryAfterMs?: number;
+}
+
 /**
  * A model call failed; `kind` says how, `retryable` whether trying again can help.
  *
@@ -37,18 +48,15 @@ export class ModelError extends LoopkeeperError {
   /** How long the server asked to wait before a retry, when that was longer than allowed. */
   readonly retryAfterMs: number | undefined;
 
-  constructor(
-    kind: ModelErrorKind,
-    message: string,
-    options?: { cause?: unknown; status?: number; retryable?: boolean; retryAfterMs?: number },
-  ) {
-    super(`model_${kind}`, message, options);
+  constructor(message: string, options: ModelErrorOptions) {
+    const { kind } = options;
+    super(message, { code: `model_${kind}`, cause: options.cause });
     this.name = 'ModelError';
     this.kind = kind;
-    this.status = options?.status;
-    this.retryAfterMs = options?.retryAfterMs;
+    this.status = options.status;
+    this.retryAfterMs = options.retryAfterMs;
     this.retryable =
-      options?.retryable ??
+      options.retryable ??
       (kind === 'rate_limited' || kind === 'server' || kind === 'network' || kind === 'timeout');
   }
 

@@ -23,7 +23,7 @@ export class MutatorError extends LoopkeeperError {
   declare readonly code: MutatorErrorCode;
 
   constructor(message: string, options?: { cause?: unknown; code?: MutatorErrorCode }) {
-    super(options?.code ?? 'mutator', message, options);
+    super(message, { code: options?.code ?? 'mutator', cause: options?.cause });
     this.name = 'MutatorError';
   }
 

@@ -4,6 +4,14 @@ import { hasMarker, LoopkeeperError } from './loopkeeper-error.js';
 
 const marker = Symbol.for('loopkeeper.error.protocol');
 
+/** What makes a transcript invalid; the message defaults to a list of the problems. */
+export interface ProtocolErrorOptions {
+  readonly problems: readonly ProtocolProblem[];
+  readonly message?: string;
+  /** The session log event that broke the protocol, when the transcript came from a log. */
+  readonly seq?: number;
+}
+
 /**
  * A transcript breaks the tool-call protocol; `problems` lists every break found.
  *
@@ -35,21 +43,17 @@ export class ProtocolError extends LoopkeeperError {
   /** The session log event that broke the protocol, when the transcript came from a log. */
   readonly seq: number | undefined;
 
-  constructor(
-    problems: readonly ProtocolProblem[],
-    message?: string,
-    options?: { readonly seq?: number },
-  ) {
+  constructor({ problems, message, seq }: ProtocolErrorOptions) {
     super(
-      'protocol_invalid',
       message ??
         `Transcript is not protocol-valid (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems
           .map((problem) => `  - ${formatProblem(problem)}`)
           .join('\n')}`,
+      { code: 'protocol_invalid' },
     );
     this.name = 'ProtocolError';
     this.problems = problems;
-    this.seq = options?.seq;
+    this.seq = seq;
   }
 
   static override isInstance(value: unknown): value is ProtocolError {

@@ -23,7 +23,7 @@ export class StoreError extends LoopkeeperError {
   declare readonly code: StoreErrorCode;
 
   constructor(message: string, options?: { cause?: unknown; code?: StoreErrorCode }) {
-    super(options?.code ?? 'store', message, options);
+    super(message, { code: options?.code ?? 'store', cause: options?.cause });
     this.name = 'StoreError';
   }
 

@@ -22,7 +22,7 @@ export class ToolError extends LoopkeeperError {
   declare readonly code: ToolErrorCode;
 
   constructor(message: string, options?: { cause?: unknown; code?: ToolErrorCode }) {
-    super(options?.code ?? 'tool', message, options);
+    super(message, { code: options?.code ?? 'tool', cause: options?.cause });
     this.name = 'ToolError';
   }
 

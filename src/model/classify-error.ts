@@ -42,7 +42,8 @@ export function classifyModelError(
     return classify(error, signal);
   } catch {
     // A hostile thrown value (a Proxy that throws on `instanceof`): describe it, never rethrow.
-    return new ModelError('unknown', `The model call failed: ${describeThrownText(error)}`, {
+    return new ModelError(`The model call failed: ${describeThrownText(error)}`, {
+      kind: 'unknown',
       cause: error,
     });
   }
@@ -51,15 +52,17 @@ export function classifyModelError(
 function classify(error: unknown, signal: AbortSignal | undefined): ModelError {
   if (ModelError.isInstance(error)) return error;
   if (signal?.aborted === true || isA(error, APIUserAbortError) || isAbortError(error)) {
-    return new ModelError('aborted', 'The model request was aborted.', { cause: error });
+    return new ModelError('The model request was aborted.', { kind: 'aborted', cause: error });
   }
   if (isA(error, APIConnectionTimeoutError)) {
-    return new ModelError('timeout', `The model request timed out: ${error.message}`, {
+    return new ModelError(`The model request timed out: ${error.message}`, {
+      kind: 'timeout',
       cause: error,
     });
   }
   if (isA(error, APIConnectionError)) {
-    return new ModelError('network', `Could not reach the model server: ${describe(error)}`, {
+    return new ModelError(`Could not reach the model server: ${describe(error)}`, {
+      kind: 'network',
       cause: error,
     });
   }
@@ -67,21 +70,20 @@ function classify(error: unknown, signal: AbortSignal | undefined): ModelError {
   if (statusError !== undefined) return classifyStatus(statusError);
   if (error instanceof SyntaxError) {
     return new ModelError(
-      'invalid_response',
       `The model server sent a response that is not valid JSON: ${error.message}`,
-      { cause: error },
+      { kind: 'invalid_response', cause: error },
     );
   }
   if (isSocketError(error)) {
-    return new ModelError(
-      'network',
-      `The connection to the model server broke: ${describe(error)}`,
-      {
-        cause: error,
-      },
-    );
+    return new ModelError(`The connection to the model server broke: ${describe(error)}`, {
+      kind: 'network',
+      cause: error,
+    });
   }
-  return new ModelError('unknown', `The model call failed: ${describe(error)}`, { cause: error });
+  return new ModelError(`The model call failed: ${describe(error)}`, {
+    kind: 'unknown',
+    cause: error,
+  });
 }
 
 /** The parts of an SDK `APIError` the classification reads. */
@@ -99,46 +101,49 @@ function classifyStatus(error: StatusError): ModelError {
     (status === undefined || status === 400 || status === 422) &&
     (error.code === 'context_length_exceeded' || contextOverflowPattern.test(error.message))
   ) {
-    return new ModelError(
-      'context_overflow',
-      `The request exceeds the model's context window: ${error.message}`,
-      options,
-    );
+    return new ModelError(`The request exceeds the model's context window: ${error.message}`, {
+      kind: 'context_overflow',
+      ...options,
+    });
   }
   if (status === 413) {
-    return new ModelError(
-      'payload_too_large',
-      `The request is too large for the server: ${error.message}`,
-      options,
-    );
+    return new ModelError(`The request is too large for the server: ${error.message}`, {
+      kind: 'payload_too_large',
+      ...options,
+    });
   }
   if (status === 429) {
     // Out of quota is a 429 too, but waiting does not help.
     const retryable = error.code !== 'insufficient_quota';
-    return new ModelError('rate_limited', `The model server is rate limiting: ${error.message}`, {
+    return new ModelError(`The model server is rate limiting: ${error.message}`, {
+      kind: 'rate_limited',
       ...options,
       retryable,
     });
   }
   if (status === 401 || status === 403) {
-    return new ModelError(
-      'auth',
-      `The model server refused the credentials: ${error.message}`,
-      options,
-    );
+    return new ModelError(`The model server refused the credentials: ${error.message}`, {
+      kind: 'auth',
+      ...options,
+    });
   }
   if (status === 408) {
-    return new ModelError('timeout', `The model server timed out: ${error.message}`, options);
+    return new ModelError(`The model server timed out: ${error.message}`, {
+      kind: 'timeout',
+      ...options,
+    });
   }
   // No status: an error event inside a stream, which OpenAI sends for server-side failures.
   if (status === undefined || status >= 500) {
-    return new ModelError('server', `The model server failed: ${error.message}`, options);
+    return new ModelError(`The model server failed: ${error.message}`, {
+      kind: 'server',
+      ...options,
+    });
   }
-  return new ModelError(
-    'bad_request',
-    `The model server rejected the request: ${error.message}`,
-    options,
-  );
+  return new ModelError(`The model server rejected the request: ${error.message}`, {
+    kind: 'bad_request',
+    ...options,
+  });
 }
 
 /**

@@ -149,7 +149,8 @@ export function openAIChatModel({
       });
     } catch (error) {
       if (idle?.fired === true && !request.signal.aborted) {
-        throw new ModelError('timeout', `The model stream stalled: no chunk for ${timeout} ms.`, {
+        throw new ModelError(`The model stream stalled: no chunk for ${timeout} ms.`, {
+          kind: 'timeout',
           cause: error,
         });
       }

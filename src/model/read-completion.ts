@@ -15,14 +15,16 @@ export function readCompletion({
 }): ModelResponse {
   const choice = completion.choices?.[0];
   if (choice === undefined) {
-    throw new ModelError('invalid_response', 'The model server answered with no choices.');
+    throw new ModelError('The model server answered with no choices.', {
+      kind: 'invalid_response',
+    });
   }
   const message = choice.message;
   const toolCalls = (message.tool_calls ?? []).map((call): ToolCall => {
     if (call.type !== 'function') {
       throw new ModelError(
-        'invalid_response',
         `The model answered with a '${call.type}' tool call; only function tools are declared.`,
+        { kind: 'invalid_response' },
       );
     }
     return toolCallOf({

@@ -80,12 +80,15 @@ export async function readStream({
 
   // Aborting a stream ends the for-await quietly instead of throwing.
   if (signal.aborted) {
-    throw new ModelError('aborted', 'The model request was aborted.', { cause: signal.reason });
+    throw new ModelError('The model request was aborted.', {
+      kind: 'aborted',
+      cause: signal.reason,
+    });
   }
   if (finishReason === undefined) {
     throw new ModelError(
-      'network',
       'The model stream ended before the model finished (no finish_reason): the connection was cut.',
+      { kind: 'network' },
     );
   }
   return responseOf({

@@ -33,9 +33,9 @@ export async function retryRequests<T>(
       const waitMs = requestedWaitMs(error) ?? backoffMs(retry);
       if (waitMs > maxRetryWaitMs) {
         throw new ModelError(
-          failure.kind === 'unknown' ? 'rate_limited' : failure.kind,
           `${failure.message} The server asked to wait ${Math.ceil(waitMs / 1000)} s before a retry, longer than maxRetryWaitMs (${maxRetryWaitMs} ms); not waiting.`,
           {
+            kind: failure.kind === 'unknown' ? 'rate_limited' : failure.kind,
             cause: error,
             retryable: true,
             retryAfterMs: waitMs,
@@ -44,7 +44,8 @@ export async function retryRequests<T>(
         );
       }
       if (!(await sleep(waitMs, signal))) {
-        throw new ModelError('aborted', 'The model request was aborted while waiting to retry.', {
+        throw new ModelError('The model request was aborted while waiting to retry.', {
+          kind: 'aborted',
           cause: signal.reason,
         });
       }

@@ -22,11 +22,14 @@ export function durableModel({
       calls += 1;
       const outcome = await steps.attempt(`model call ${calls}`, () => callOnce(model, request));
       if (outcome === undefined) {
-        throw new ModelError('aborted', 'The run was aborted while the model was answering.');
+        throw new ModelError('The run was aborted while the model was answering.', {
+          kind: 'aborted',
+        });
       }
       if (outcome.ok) return outcome.value;
       const { message, details = {} } = outcome.error;
-      throw new ModelError(details['kind'] as ModelErrorKind, message, {
+      throw new ModelError(message, {
+        kind: details['kind'] as ModelErrorKind,
         ...numberField(details, 'status'),
         ...numberField(details, 'retryAfterMs'),
         ...(typeof details['retryable'] === 'boolean' ? { retryable: details['retryable'] } : {}),

@@ -25,11 +25,11 @@ export function applyCheckedLogEvent({
 }): void {
   const broken = applyOrFindBreak({ event, projection, tracker });
   if (broken === null) return;
-  throw new ProtocolError(
-    [broken],
-    `Session ${sessionId}: event seq ${event.seq} (${event.type}) breaks the transcript: ${broken.kind}: ${broken.message}`,
-    { seq: event.seq },
-  );
+  throw new ProtocolError({
+    problems: [broken],
+    message: `Session ${sessionId}: event seq ${event.seq} (${event.type}) breaks the transcript: ${broken.kind}: ${broken.message}`,
+    seq: event.seq,
+  });
 }
 
 /** Applies the event unless its items break the history; returns the first break, or null. */

@@ -188,13 +188,15 @@ export class LoopSession {
   assertReadyForModel(): void {
     const pending = this.#tracker.pendingCalls;
     if (pending.length > 0) {
-      throw new ProtocolError([
-        {
-          index: this.items.length,
-          kind: 'unanswered_call',
-          message: `tool calls ${pending.map((call) => call.id).join(', ')} have no result yet`,
-        },
-      ]);
+      throw new ProtocolError({
+        problems: [
+          {
+            index: this.items.length,
+            kind: 'unanswered_call',
+            message: `tool calls ${pending.map((call) => call.id).join(', ')} have no result yet`,
+          },
+        ],
+      });
     }
   }
 
@@ -258,9 +260,9 @@ export class LoopSession {
     const malformed = appended.flatMap((item, offset) =>
       checkItem(item, this.items.length + offset),
     );
-    if (malformed.length > 0) throw new ProtocolError(malformed);
+    if (malformed.length > 0) throw new ProtocolError({ problems: malformed });
     const problem = this.#tracker.check(appended, this.items.length);
-    if (problem !== null) throw new ProtocolError([problem]);
+    if (problem !== null) throw new ProtocolError({ problems: [problem] });
   }
 
   #write(events: readonly NewSessionEvent[]): Promise<void> {

@@ -111,9 +111,8 @@ export class ScriptedModel implements ModelAdapter {
     // Checked before a turn is taken: the provider refused the request, the script goes on after compaction.
     if (contextWindow !== undefined && promptTokens > contextWindow) {
       throw new ModelError(
-        'context_overflow',
         `This model's maximum context length is ${contextWindow} tokens. However, your messages resulted in ${promptTokens} tokens.`,
-        { status: 400 },
+        { kind: 'context_overflow', status: 400 },
       );
     }
     const turn = await this.#takeTurn({ request, requestNumber });
@@ -133,9 +132,8 @@ export class ScriptedModel implements ModelAdapter {
     const chosen = turn ?? this.#options.script;
     if (chosen === undefined) {
       throw new ModelError(
-        'unknown',
         `ScriptedModel has no turn left for request #${requestNumber}: the script had ${this.#turns.length} turn${this.#turns.length === 1 ? '' : 's'} and no script function.`,
-        { retryable: false },
+        { kind: 'unknown', retryable: false },
       );
     }
     return typeof chosen === 'function' ? await chosen(request) : chosen;
@@ -202,6 +200,9 @@ function toReasoningParts(reasoning: ScriptedAnswer['reasoning']): readonly Reas
 
 function throwIfAborted(signal: AbortSignal): void {
   if (signal.aborted) {
-    throw new ModelError('aborted', 'The model request was aborted.', { cause: signal.reason });
+    throw new ModelError('The model request was aborted.', {
+      kind: 'aborted',
+      cause: signal.reason,
+    });
   }
 }

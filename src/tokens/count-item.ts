@@ -191,9 +191,9 @@ function invalidItem({
     field === undefined
       ? `cannot count tokens of ${describe(item)}: expected an item with a string id and a kind of user, assistant, toolResult or context`
       : `cannot count tokens: ${field} must be a string, got ${describe(value)}`;
-  return new ProtocolError([
-    { index, ...(id === undefined ? {} : { id }), kind: 'invalid_item', message },
-  ]);
+  return new ProtocolError({
+    problems: [{ index, ...(id === undefined ? {} : { id }), kind: 'invalid_item', message }],
+  });
 }
 
 function readId(item: unknown): string | undefined {

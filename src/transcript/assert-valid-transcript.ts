@@ -16,6 +16,6 @@ import { validateTranscript } from './validate-transcript.js';
  */
 export function assertValidTranscript(items: readonly unknown[]): readonly Item[] {
   const problems = validateTranscript(items);
-  if (problems.length > 0) throw new ProtocolError(problems);
+  if (problems.length > 0) throw new ProtocolError({ problems: problems });
   return items as readonly Item[];
 }

@@ -49,13 +49,15 @@ export function fromChatMessages(
   }: FromChatMessagesOptions = {},
 ): Item[] {
   if (!Array.isArray(messages)) {
-    throw new ProtocolError([
-      {
-        index: 0,
-        kind: 'invalid_item',
-        message: `messages is not an array (got ${describeValue(messages)})`,
-      },
-    ]);
+    throw new ProtocolError({
+      problems: [
+        {
+          index: 0,
+          kind: 'invalid_item',
+          message: `messages is not an array (got ${describeValue(messages)})`,
+        },
+      ],
+    });
   }
   const laterCallNames = callNamesOf(messages);
   const earlierCallNames = new Map<string, string>();
@@ -78,10 +80,10 @@ export function fromChatMessages(
       for (const call of read.item.toolCalls ?? []) earlierCallNames.set(call.id, call.name);
     }
   });
-  if (problems.length > 0) throw new ProtocolError(problems);
+  if (problems.length > 0) throw new ProtocolError({ problems: problems });
   if (validate) {
     const protocolProblems = validateTranscript(items);
-    if (protocolProblems.length > 0) throw new ProtocolError(protocolProblems);
+    if (protocolProblems.length > 0) throw new ProtocolError({ problems: protocolProblems });
   }
   return items;
 }

@@ -53,7 +53,7 @@ beforeAll(async () => {
         { toolCalls: [{ id: 'call_1', name: 'fetch_page', arguments: {} }] },
         { toolCalls: [{ id: 'call_2', name: 'fetch_page', arguments: {} }] },
         { text: 'Both pages read.' },
-        { error: new ModelError('auth', 'Incorrect API key provided.', { status: 401 }) },
+        { error: new ModelError('Incorrect API key provided.', { kind: 'auth', status: 401 }) },
       ],
     }),
     tools: [fetchPage],

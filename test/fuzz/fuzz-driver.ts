@@ -226,16 +226,17 @@ function answerFor(
       };
     case 'overflow':
       return {
-        error: new ModelError(
-          'context_overflow',
-          "This model's maximum context length is 4096 tokens.",
-          { status: 400 },
-        ),
+        error: new ModelError("This model's maximum context length is 4096 tokens.", {
+          kind: 'context_overflow',
+          status: 400,
+        }),
       };
     case 'too_large':
-      return { error: new ModelError('payload_too_large', 'Request too large.', { status: 413 }) };
+      return {
+        error: new ModelError('Request too large.', { kind: 'payload_too_large', status: 413 }),
+      };
     case 'server-error':
-      return { error: new ModelError('server', 'The server had an error.', { status: 500 }) };
+      return { error: new ModelError('The server had an error.', { kind: 'server', status: 500 }) };
     case 'abort':
       abortSoon();
       return { text: 'never sent', delayMs: Number.POSITIVE_INFINITY };

@@ -114,7 +114,7 @@ describe('classifyModelError', () => {
   });
 
   it('returns a ModelError unchanged', () => {
-    const original = new ModelError('server', 'already classified');
+    const original = new ModelError('already classified', { kind: 'server' });
     expect(classifyModelError(original)).toBe(original);
   });
 

@@ -261,10 +261,9 @@ describe('createGenAiTracing: a compaction', () => {
       turns: [
         { toolCalls: [{ id: 'call_1', name: 'fetch_page', arguments: {} }] },
         {
-          error: new ModelError(
-            'context_overflow',
-            'This model maximum context length is 900 tokens.',
-          ),
+          error: new ModelError('This model maximum context length is 900 tokens.', {
+            kind: 'context_overflow',
+          }),
         },
         { text: 'Read.' },
       ],
@@ -315,7 +314,9 @@ describe('createGenAiTracing: an abort', () => {
 describe('createGenAiTracing: a failed run', () => {
   it('records the typed error code as error.type and an error status on the chat and the run', async () => {
     const { loop, exporter } = tracedLoop({
-      turns: [{ error: new ModelError('auth', 'Incorrect API key provided.', { status: 401 }) }],
+      turns: [
+        { error: new ModelError('Incorrect API key provided.', { kind: 'auth', status: 401 }) },
+      ],
     });
     const finished = await runTurn(loop, 'Hello?');
     expect(finished.outcome).toBe('failed');

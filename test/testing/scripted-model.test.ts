@@ -68,7 +68,7 @@ describe('ScriptedModel', () => {
   });
 
   it('throws a scripted error as is and passes the request to a turn function', async () => {
-    const overflow = new ModelError('context_overflow', 'too long', { status: 400 });
+    const overflow = new ModelError('too long', { kind: 'context_overflow', status: 400 });
     const model = new ScriptedModel({
       turns: [
         { error: overflow },

@@ -22,8 +22,8 @@ export function replayFailure({
   const where = `Replay turn ${turn} (${recording})`;
   if (finished.outcome === 'step_limit') {
     return new LoopkeeperError(
-      'demo_step_limit',
       `${where} was ended by the step limit after ${finished.steps} model requests (at most ${maxSteps} per run); the recording needs more: raise the limit with --max-steps, e.g. --max-steps ${maxSteps * 4}.`,
+      { code: 'demo_step_limit' },
     );
   }
   // The loop never drops the latest user turn, so a window smaller than one recorded turn cannot work.
@@ -33,7 +33,7 @@ export function replayFailure({
       : '';
   const code = finished.error?.code;
   return new LoopkeeperError(
-    isLoopkeeperErrorCode(code) ? code : 'demo_run_failed',
     `${where} ended ${finished.outcome}: ${finished.error?.message ?? 'no error recorded'}.${hint}`,
+    { code: isLoopkeeperErrorCode(code) ? code : 'demo_run_failed' },
   );
 }

@@ -17,7 +17,10 @@ export const beginRunActor = loopActor<void, BeginRunInput>(({ session }, { inpu
       // Refused at the door: nothing of a run with invalid input reaches the log.
       const problems = checkItem(candidate, session.items.length);
       if (problems.length > 0) {
-        throw new ProtocolError(problems, `Invalid user message: ${problems[0]?.message ?? ''}`);
+        throw new ProtocolError({
+          problems: problems,
+          message: `Invalid user message: ${problems[0]?.message ?? ''}`,
+        });
       }
       const user = candidate as UserItem;
       // An abort sent in the same tick as the message stopped this actor while it awaited the

@@ -87,8 +87,8 @@ async function generateTyped(model: ModelAdapter, request: ModelRequest): Promis
   // The type says an object; a JavaScript adapter (or a mock) may still resolve undefined.
   if (!isRecord(response as unknown)) {
     throw new ModelError(
-      'invalid_response',
       `The model adapter answered ${describeValue(response)} instead of a response object`,
+      { kind: 'invalid_response' },
     );
   }
   return response;

@@ -44,8 +44,8 @@ function assertNotEmpty(response: ModelResponse): void {
   }
   const reason = response.finishReason ?? 'unknown';
   throw new ModelError(
-    'empty_answer',
     `The model answered with neither text nor tool calls (finish_reason: ${reason}); the answer was not logged.`,
+    { kind: 'empty_answer' },
   );
 }
 
@@ -72,9 +72,8 @@ function assertWellFormedResponse(response: ModelResponse): void {
     }
   }
   if (problems.length > 0) {
-    throw new ModelError(
-      'invalid_response',
-      `The model's answer is malformed: ${problems.join('; ')}`,
-    );
+    throw new ModelError(`The model's answer is malformed: ${problems.join('; ')}`, {
+      kind: 'invalid_response',
+    });
   }
 }

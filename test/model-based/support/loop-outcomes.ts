@@ -115,17 +115,17 @@ export const actorOutcomes: Readonly<Record<InvokingState, readonly Outcome[]>> 
     failed(
       'inferring',
       'context overflow',
-      new ModelError('context_overflow', 'context_length_exceeded', { status: 400 }),
+      new ModelError('context_length_exceeded', { kind: 'context_overflow', status: 400 }),
     ),
     failed(
       'inferring',
       'payload too large',
-      new ModelError('payload_too_large', 'request entity too large', { status: 413 }),
+      new ModelError('request entity too large', { kind: 'payload_too_large', status: 413 }),
     ),
     failed(
       'inferring',
       'server error',
-      new ModelError('server', 'internal error', { status: 500 }),
+      new ModelError('internal error', { kind: 'server', status: 500 }),
     ),
   ],
   toolResult: [
