@@ -51,5 +51,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'forks',
     maxWorkers: 2,
+    // As in the main suite: files share their worker's module cache.
+    isolate: false,
   },
 });
