@@ -109,30 +109,6 @@ describe('openAgentLoop on a log written through the low-level APIs', () => {
     expect(model.requests).toHaveLength(0);
   });
 
-  it('refuses a replacement from applyCompaction that holds an orphan result', async () => {
-    const { store } = await sessionWith([]);
-    const previous = [user, call, result, answer];
-    const marker = await applyCompaction({
-      store,
-      sessionId: 's',
-      expectedSeq: 6,
-      previous,
-      outcome: {
-        transcript: [...previous, orphan],
-        tier: 'structural',
-        strategies: ['broken'],
-        tokensBefore: 100,
-        tokensAfter: 90,
-      },
-      reason: 'manual',
-    });
-    const model = new ScriptedModel({ turns: [{ text: 'never asked' }] });
-    const error = await refusal(openAgentLoop({ model, store, sessionId: 's', tokens }));
-    expect(error.seq).toBe(marker.seq);
-    expect(error.message).toContain(`event seq ${marker.seq} (transcript-replaced)`);
-    expect(model.requests).toHaveLength(0);
-  });
-
   for (const [name, extra, kind] of [
     ['an orphan result', [orphan], 'orphan_result'],
     ['an item id twice', [answer], 'duplicate_item_id'],
