@@ -26,6 +26,7 @@ import {
 } from 'loopkeeper/compaction';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { rejection } from '../support/rejection.js';
 import { loadTranscriptFixtures } from '../support/transcripts.js';
 
 /** The five real transcripts as one long session; call ids get a per-file prefix to stay unique. */
@@ -111,15 +112,6 @@ beforeAll(async () => {
   );
   structuralTokens = tokens.count(structural.transcript);
 });
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the promise to reject');
-}
 
 async function storeWithSession(): Promise<{ store: MemorySessionStore; seq: number }> {
   const store = new MemorySessionStore();

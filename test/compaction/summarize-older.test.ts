@@ -25,6 +25,7 @@ import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GOAL_LABEL, withGoal } from '../../src/compaction/summary-goal.js';
 import { validTranscriptArbitrary } from '../support/arbitraries.js';
+import { rejection } from '../support/rejection.js';
 import { loadTranscriptFixtures } from '../support/transcripts.js';
 
 interface RecordedCall {
@@ -98,15 +99,6 @@ function context(
   signal = new AbortController().signal,
 ): CompactionContext {
   return backend === undefined ? { tokens, signal } : { tokens, backend, signal };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the promise to reject');
 }
 
 function validSummary(label: string): string {

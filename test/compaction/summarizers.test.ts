@@ -12,6 +12,7 @@ import {
 import { parseSummarySections, SUMMARY_SECTIONS, validateSummaryText } from 'loopkeeper/compaction';
 import { type FakeOpenAIServer, fakeFaults, startFakeOpenAIServer } from 'loopkeeper/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rejection } from '../support/rejection.js';
 import { loadTranscriptFixtures } from '../support/transcripts.js';
 
 const validSummary = [
@@ -51,15 +52,6 @@ const smallTranscript: readonly Item[] = [
 
 function signal(): AbortSignal {
   return new AbortController().signal;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the promise to reject');
 }
 
 describe('openAISummarizer', () => {

@@ -13,16 +13,8 @@ import { join } from 'node:path';
 import { FileSessionStore, StoreError } from 'loopkeeper';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { user } from '../support/items.js';
+import { rejection } from '../support/rejection.js';
 import { collect, itemsAppended } from '../support/session-events.js';
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 
 function expectSymlinkRefused(error: unknown, path: string): void {
   expect(StoreError.isInstance(error), `expected a StoreError, got ${String(error)}`).toBe(true);

@@ -16,16 +16,8 @@ import type { FileSessionStoreOptions, TornLineRecovery } from 'loopkeeper/log';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { user } from '../support/items.js';
 import { reseal } from '../support/log-lines.js';
+import { rejection } from '../support/rejection.js';
 import { collect, itemsAppended } from '../support/session-events.js';
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('FileSessionStore', () => {
   let directory: string;

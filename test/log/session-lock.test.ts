@@ -18,6 +18,7 @@ import {
   systemProbe,
 } from '../../src/log/process-facts.js';
 import { acquireSessionLock, releaseSessionLock } from '../../src/log/session-lock.js';
+import { rejection } from '../support/rejection.js';
 
 let exitedPid = 0;
 /** A pid that belonged to a process that has exited (spawned once per file: spawning costs). */
@@ -37,15 +38,6 @@ function failingKill(code: string): ProcessProbe {
       throw Object.assign(new Error(`kill failed: ${code}`), { code });
     },
   };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 const self = currentLockOwner();

@@ -12,6 +12,7 @@ import {
 import { type NewSessionEvent, SESSION_SCHEMA_VERSION } from 'loopkeeper/log';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { user } from '../support/items.js';
+import { rejection } from '../support/rejection.js';
 import { collect, FIXED_TIME, itemsAppended, replacement } from '../support/session-events.js';
 
 /** Both stores must keep the same contract; each case runs against each of them. */
@@ -25,15 +26,6 @@ const stores: readonly {
     create: (directory) => new FileSessionStore({ directory, now: () => FIXED_TIME }),
   },
 ];
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 
 function thrown(run: () => unknown): unknown {
   try {
