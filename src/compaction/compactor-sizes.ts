@@ -4,9 +4,10 @@ import type { CompactionBudget } from './types.js';
  * Shares of the budget's target that size every part of a compaction, so the defaults work
  * from a 4k window to 1M with no hand tuning. The summary's text takes 35% of the target plus
  * its frame (it is the only memory of the older work), or more when the kept tail leaves more;
- * the tail takes the rest. The structural tier protects the newest 40% of the target and skips
- * savings under 5% of it (a small saving is not worth breaking the prompt cache); no one tool
- * output keeps more than 25% of it.
+ * the tail takes the rest. The structural tier protects the newest 40% of the target, skips
+ * savings under 5% of it (a small saving is not worth breaking the prompt cache) and leaves
+ * outputs under 2% of it whole (at most 100 tokens: a placeholder would save little of them);
+ * no one tool output keeps more than 25% of it.
  *
  * @example
  * ```ts
@@ -24,6 +25,7 @@ export const COMPACTION_SHARES = {
   summary: 0.35,
   protectRecent: 0.4,
   minSavings: 0.05,
+  minOutput: 0.02,
   clip: 0.25,
 } as const;
 
@@ -56,6 +58,15 @@ export function protectedTailFor(budget: CompactionBudget): number {
 /** The smallest saving the structural tier acts on (at most 2,000 tokens). */
 export function minSavingsFor(budget: CompactionBudget): number {
   return Math.min(2_000, Math.floor(budget.targetTokens * COMPACTION_SHARES.minSavings));
+}
+
+/**
+ * Tool outputs smaller than this stay whole in the structural tier (2% of the target, at most
+ * 100 tokens). The default placeholder alone takes 20 to 30 tokens, so pruning a short output
+ * would trade all of its content for a few tokens.
+ */
+export function minOutputTokensFor(budget: CompactionBudget): number {
+  return Math.min(100, Math.floor(budget.targetTokens * COMPACTION_SHARES.minOutput));
 }
 
 /** The most tokens one tool output keeps before the structural tier clips it. */

@@ -95,7 +95,9 @@ let structuralTokens: number;
 
 /** A trigger that fires on the whole session, aiming at `targetTokens`. */
 /** The structural tier as `structuralTokens` was measured: every old output pruned. */
-const pruneEverything = { pruneToolResults: { protectRecentTokens: 0, minSavingsTokens: 0 } };
+const pruneEverything = {
+  pruneToolResults: { protectRecentTokens: 0, minSavingsTokens: 0, minOutputTokens: 0 },
+};
 
 function triggerAimingAt(targetTokens: number): CompactionTrigger {
   const maxTokens = sessionTokens - 1;

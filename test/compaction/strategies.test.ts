@@ -239,6 +239,74 @@ describe('pruneToolResults', () => {
     });
   });
 
+  it('leaves outputs under minOutputTokens whole and writes no placeholder for them', async () => {
+    const small = [
+      user('u1'),
+      assistant('a1', { calls: ['c1', 'c2'] }),
+      result('r1', 'c1', { content: 'exit code 0, wrote build/out.js' }),
+      result('r2', 'c2', { content: big('large') }),
+      assistant('a2', { text: 'next' }),
+      user('u2'),
+    ];
+    const smallSize = tokens.countItem(small[2] as Item);
+    const largeSize = tokens.countItem(small[3] as Item);
+    let written = 0;
+    const strategy = pruneToolResults({
+      protectRecentTokens: 0,
+      minSavingsTokens: 0,
+      minOutputTokens: smallSize + 1,
+      placeholder: ({ callId }) => {
+        written += 1;
+        return `[pruned ${callId}]`;
+      },
+    });
+    const { transcript: output, metadata } = await run(strategy, small);
+    expect(output[2]).toBe(small[2]);
+    expect(output[3]).toMatchObject({ content: '[pruned c2]' });
+    expect(written).toBe(1);
+    expect(metadata).toMatchObject({ itemsChanged: 1 });
+
+    // At exactly its size an output is eligible again.
+    const atSize = await run(
+      pruneToolResults({
+        protectRecentTokens: 0,
+        minSavingsTokens: 0,
+        minOutputTokens: smallSize,
+        placeholder: '[pruned]',
+      }),
+      small,
+    );
+    expect(atSize.metadata).toMatchObject({ itemsChanged: 2 });
+    expect(largeSize).toBeGreaterThan(smallSize);
+  });
+
+  it('derives minOutputTokens from the target: 2% of it, at most 100', async () => {
+    const small = [
+      user('u1'),
+      assistant('a1', { calls: ['c1'] }),
+      result('r1', 'c1', { content: 'short output '.repeat(6) }),
+      assistant('a2', { text: 'next' }),
+      user('u2'),
+    ];
+    const size = tokens.countItem(small[2] as Item);
+    const strategy = pruneToolResults({ protectRecentTokens: 0, minSavingsTokens: 0 });
+    // A target whose 2% is just above the output's size leaves it whole ...
+    const above = await run(strategy, small, {
+      maxTokens: 1_000_000,
+      targetTokens: (size + 1) * 50,
+    });
+    expect(above.metadata).toMatchObject({ skipped: 'nothing_to_prune' });
+    // ... and however large the target, an output of 100 tokens or more is eligible.
+    const large = [
+      ...small.slice(0, 2),
+      result('r1', 'c1', { content: big('x', 20) }),
+      ...small.slice(3),
+    ];
+    expect(tokens.countItem(large[2] as Item)).toBeGreaterThanOrEqual(100);
+    const capped = await run(strategy, large, { maxTokens: 10_000_000, targetTokens: 1_000_000 });
+    expect(capped.metadata).toMatchObject({ itemsChanged: 1 });
+  });
+
   it('is idempotent, also with a placeholder that would shrink again if re-pruned', async () => {
     const strategy = pruneToolResults({
       protectRecentTokens: 100,

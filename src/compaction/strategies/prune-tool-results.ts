@@ -1,5 +1,5 @@
 import type { Item } from '../../transcript/types.js';
-import { minSavingsFor, protectedTailFor } from '../compactor-sizes.js';
+import { minOutputTokensFor, minSavingsFor, protectedTailFor } from '../compactor-sizes.js';
 import { requestTokensOf } from '../helpers/known-tokens.js';
 import { requireNonNegative } from '../helpers/options.js';
 import { protectedTailStart } from '../helpers/protected-tail.js';
@@ -19,6 +19,12 @@ export interface PruneToolResultsOptions {
   readonly protectRecentTokens?: number;
   /** Do nothing unless pruning saves at least this many tokens. Default 5% of the target, at most 2,000. */
   readonly minSavingsTokens?: number;
+  /**
+   * Outputs smaller than this many tokens (their message overhead included) are left whole: a
+   * placeholder would save little of them and lose all of their content. Default 2% of the
+   * request's `budget.targetTokens`, at most 100.
+   */
+  readonly minOutputTokens?: number;
   /** Text that replaces the output; by default it says how large it was and to re-run the tool. */
   readonly placeholder?: ToolOutputPlaceholder;
 }
@@ -43,6 +49,7 @@ export interface PruneToolResultsOptions {
 export function pruneToolResults({
   protectRecentTokens,
   minSavingsTokens,
+  minOutputTokens,
   placeholder = defaultToolOutputPlaceholder,
 }: PruneToolResultsOptions = {}): CompactionStrategy {
   if (protectRecentTokens !== undefined) {
@@ -51,19 +58,24 @@ export function pruneToolResults({
   if (minSavingsTokens !== undefined) {
     requireNonNegative('pruneToolResults', 'minSavingsTokens', minSavingsTokens);
   }
+  if (minOutputTokens !== undefined) {
+    requireNonNegative('pruneToolResults', 'minOutputTokens', minOutputTokens);
+  }
   return {
     name: 'pruneToolResults',
     async apply(request, { tokens }) {
       const { transcript, budget } = request;
       const protect = protectRecentTokens ?? protectedTailFor(budget);
       const minSavings = minSavingsTokens ?? minSavingsFor(budget);
+      const minOutput = minOutputTokens ?? minOutputTokensFor(budget);
       const boundary = protectedTailStart(transcript, tokens, protect);
       const output: Item[] = [...transcript];
       let itemsChanged = 0;
       let savings = 0;
       for (let index = 0; index < boundary; index += 1) {
         const item = transcript[index] as Item;
-        if (item.kind !== 'toolResult') continue;
+        // A cached count: sizing an output that stays whole costs a lookup, no placeholder.
+        if (item.kind !== 'toolResult' || tokens.countItem(item) < minOutput) continue;
         const pruned = pruneToolOutput(item, placeholder, tokens);
         if (pruned === undefined) continue;
         output[index] = pruned.item;
