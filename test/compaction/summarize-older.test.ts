@@ -345,6 +345,32 @@ describe('summarizeOlder', () => {
     });
   });
 
+  it('gives a backend without an input limit every older item in one call, without rendering the input to count it', async () => {
+    const session = concatenatedSession();
+    const { backend, calls } = recordingBackend(Number.POSITIVE_INFINITY, tokens);
+    const counted: string[] = [];
+    const watched: TokenCounter = {
+      ...tokens,
+      countText: (text) => {
+        counted.push(text);
+        return tokens.countText(text);
+      },
+    };
+    // A previous summary to fold forward, which a limited backend would measure first.
+    const withSummary = [createSummaryItem(validSummary('earlier work')), ...session];
+    const result = await summarizeOlder({ keepRecentTokens: 2_000 }).apply(
+      request(withSummary),
+      context(watched, backend),
+    );
+    expect(calls).toHaveLength(1);
+    // Every item not kept went to that one call (the kept tail and the new summary make the output).
+    expect((calls[0]?.items.length ?? 0) + result.transcript.length - 1).toBe(session.length);
+    expect(calls[0]?.previousSummary).toContain('earlier work');
+    expect(result.metadata).toMatchObject({ calls: 1 });
+    // Counting the summary written is fine; the rendered input (quoted items) is never counted.
+    expect(counted.filter((text) => /\] (?:user said|result of tool)/.test(text))).toEqual([]);
+  });
+
   it('property: output validates, never grows, keeps the latest request and leads with one summary; no call exceeds its limit', async () => {
     await fc.assert(
       fc.asyncProperty(

@@ -55,6 +55,9 @@ export function fitPreviousSummary({
   maxInputTokens,
   tokens,
 }: FitPreviousSummaryOptions): { text: string; truncated: boolean } {
+  // With no limit (the extractive summarizer's default) there is nothing to measure against.
+  if (maxInputTokens === Number.POSITIVE_INFINITY)
+    return { text: previousSummary, truncated: false };
   const share = Math.floor(maxInputTokens / 2);
   if (summaryInputTokens({ transcript: [], previousSummary, tokens }) <= share) {
     return { text: previousSummary, truncated: false };
@@ -127,6 +130,12 @@ export function createSummaryChunker({
   };
 
   function next(previousSummary: string | undefined): SummaryChunk {
+    if (maxInputTokens === Number.POSITIVE_INFINITY) {
+      // Everything fits a backend without a limit: one chunk, and no rendering to count.
+      const items = queue.slice(position).flat();
+      position = queue.length;
+      return { items, truncatedItems: 0 };
+    }
     const measure = (items: readonly Item[]): number =>
       summaryInputTokens({ transcript: items, previousSummary, tokens });
     const base = measure([]);
