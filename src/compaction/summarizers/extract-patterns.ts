@@ -20,6 +20,8 @@ const pathPatterns: readonly RegExp[] = [
 /** File paths mentioned in the text, in order of first appearance, without duplicates. */
 export function findFilePaths(text: string): string[] {
   const found: { index: number; path: string }[] = [];
+  // Every pattern needs a slash or a dot; most outputs have both, but a scan for one is cheap.
+  if (!text.includes('/') && !text.includes('.')) return [];
   for (const pattern of pathPatterns) {
     for (const match of text.matchAll(pattern)) {
       const path = match[0].replace(/[.,;:]+$/, '');
@@ -35,13 +37,17 @@ export function findFilePaths(text: string): string[] {
 
 /** URLs mentioned in the text, without duplicates. */
 export function findUrls(text: string): string[] {
+  if (!text.includes('://')) return [];
   return [...new Set([...text.matchAll(/\bhttps?:\/\/[^\s"'<>`)\]]+/g)].map((match) => match[0]))];
 }
 
 const errorLinePatterns: readonly RegExp[] = [
   /^\s*(?:error|errors|fatal|panic|exception|failed|failure)\b/i,
   // `ValueError:`, and lower-case module errors such as `sqlite3.error:` or `http.client.error:`.
-  /\b[\w.]*(?:error|exception|failure)s?\b\s*:/i,
+  // Only tested, never matched: a word boundary always stands somewhere before the word (at the
+  // start of its run of word characters), so the prefix `\b[\w.]*` that would name the module
+  // adds nothing to the test but backtracking on every word.
+  /(?:error|exception|failure)s?\b\s*:/i,
   /^\s*Traceback \(most recent call last\)/,
   /\b(?:command not found|No such file or directory|Permission denied|Segmentation fault|not found|denied|invalid|cannot|unable to|failed|failure|syntax error)\b/i,
   /\bexit(?:ed)? (?:code|status|with code)\s*[1-9]\d*/i,
