@@ -42,7 +42,7 @@ const PRICE_MODELS = [
 ] as const;
 
 /** One transcript's replay: the requests an unmanaged loop sends, and the session's budget. */
-interface Replay {
+export interface Replay {
   readonly name: string;
   readonly line: number;
   readonly window: number;
@@ -60,7 +60,7 @@ interface Strategy {
 }
 
 /** Replays one recording through the real loop and keeps a copy of every request. */
-async function replayLoop({
+export async function replayLoop({
   messages,
   counter,
   compactor,
@@ -208,7 +208,7 @@ function strategies(counter: TokenCounter, messagesOf: (name: string) => readonl
   return list;
 }
 
-interface Bill {
+export interface Bill {
   prompt: number;
   cached: number;
   /** Uncached tokens of requests that follow a cache break (the prefix changed), for the notes. */
@@ -218,7 +218,7 @@ interface Bill {
 }
 
 /** Bills a replay's requests: the unchanged prefix of each (instructions, tools, leading items) is cached. */
-function bill({
+export function bill({
   replay,
   requests,
   counter,
@@ -323,23 +323,14 @@ function neverSentTokens(
     .reduce((sum, item) => sum + counter.countItem(item), 0);
 }
 
-export interface CostRetentionResult {
-  readonly section: ReportSection;
-  readonly svg: string;
-}
-
-/**
- * Cost against retention: every bundled transcript replayed at a line of 30% of its tokens,
- * each strategy's requests billed with a prefix cache under four price models, and the share of
- * the earlier work (goal, paths, error lines, identifiers) each request still shows.
- */
-export async function costRetentionBench({
+/** Every bundled transcript replayed unmanaged, with its line at {@link LINE_SHARE} of its tokens. */
+export async function loadReplays({
   counter,
+  fixtures = loadTranscriptFixtures(),
 }: {
   readonly counter: TokenCounter;
-}): Promise<CostRetentionResult> {
-  const fixtures = loadTranscriptFixtures();
-  const messagesByName = new Map(fixtures.map((fixture) => [fixture.file, fixture.messages]));
+  readonly fixtures?: ReturnType<typeof loadTranscriptFixtures>;
+}): Promise<Replay[]> {
   const replays: Replay[] = [];
   for (const fixture of fixtures) {
     const tokens = counter.count(fromChatMessages(fixture.messages));
@@ -357,6 +348,27 @@ export async function costRetentionBench({
       requests,
     });
   }
+  return replays;
+}
+
+export interface CostRetentionResult {
+  readonly section: ReportSection;
+  readonly svg: string;
+}
+
+/**
+ * Cost against retention: every bundled transcript replayed at a line of 30% of its tokens,
+ * each strategy's requests billed with a prefix cache under four price models, and the share of
+ * the earlier work (goal, paths, error lines, identifiers) each request still shows.
+ */
+export async function costRetentionBench({
+  counter,
+}: {
+  readonly counter: TokenCounter;
+}): Promise<CostRetentionResult> {
+  const fixtures = loadTranscriptFixtures();
+  const messagesByName = new Map(fixtures.map((fixture) => [fixture.file, fixture.messages]));
+  const replays = await loadReplays({ counter, fixtures });
 
   const rows: string[][] = [];
   const points: CostPoint[] = [];
