@@ -250,9 +250,14 @@ export function bill({
     const cached = prefix >= CACHE_MINIMUM ? Math.floor(prefix / CACHE_STEP) * CACHE_STEP : 0;
     into.prompt += total;
     into.cached += cached;
+    // A request shorter than the cache minimum cannot be written to the cache: its tokens are
+    // billed at the input price even under the cache-write model.
+    const writable = total >= CACHE_MINIMUM;
     PRICE_MODELS.forEach((price, position) => {
       into.billed[position] =
-        (into.billed[position] ?? 0) + (total - cached) * price.write + cached * price.read;
+        (into.billed[position] ?? 0) +
+        (total - cached) * (writable ? price.write : 1) +
+        cached * price.read;
     });
     if (total > replay.window) into.overWindow += 1;
     previous = request;
@@ -280,10 +285,14 @@ function floorBill({
   for (const [index, request] of replay.requests.entries()) {
     const fresh = request.filter((item) => !previous.has(item.id));
     const tokens = fresh.reduce((sum, item) => sum + counter.countItem(item), 0);
+    // Only a request that reaches the cache minimum is written to the cache, and the smallest
+    // request that can hold these new items is them with the instructions and tools.
+    const write = (price: (typeof PRICE_MODELS)[number]) =>
+      head + tokens >= CACHE_MINIMUM ? price.write : 1;
     PRICE_MODELS.forEach((price, position) => {
       const context =
-        index === 0 ? price.write * head : Math.min(price.write * head, price.read * CACHE_MINIMUM);
-      into[position] = (into[position] ?? 0) + price.write * tokens + context;
+        index === 0 ? write(price) * head : Math.min(head, price.read * CACHE_MINIMUM);
+      into[position] = (into[position] ?? 0) + write(price) * tokens + context;
     });
     previous = new Set(request.map((item) => item.id));
   }
@@ -454,7 +463,7 @@ export async function costRetentionBench({
       intro: [
         `Each of the ${fixtures.length} bundled transcripts (\`test/fixtures/transcripts\`, MIT) is replayed through the real loop (\`ScriptedModel\` answering as recorded, replay tools, the quality harness's instructions and the replay tools' schemas on every request) with its trigger line at ${LINE_SHARE * 100}% of its tokens (\`contextWindowTrigger({window: line / 0.8, outputReserve: 0})\`), ${formatCount(requests)} requests in all.`,
         "The unmanaged loop's requests are the history each peer manages, step by step; loopkeeper's rows are the loop's own requests with the compactor on.",
-        `Billing: the prefix a request shares with the previous one (instructions, tools, then the leading items unchanged) is cached, from ${formatCount(CACHE_MINIMUM)} tokens in steps of ${CACHE_STEP}; the rest is billed at the input price, and under the last model written to the cache at 1.25×. Figures are input tokens in uncached-token equivalents, summed over the transcripts.`,
+        `Billing: the prefix a request shares with the previous one (instructions, tools, then the leading items unchanged) is cached, from ${formatCount(CACHE_MINIMUM)} tokens in steps of ${CACHE_STEP}; the rest is billed at the input price, and under the last model written to the cache at 1.25×. A request shorter than the cache minimum is never written to the cache, so it is billed at the input price under every model. Figures are input tokens in uncached-token equivalents, summed over the transcripts.`,
         'Retention: at each request after the first, the goal (the first user message) and the share of the paths, error lines and identifiers of everything logged before that step (`workFactsOf` from `loopkeeper/testing`) still visible in the request, a fact visible when its first 160 characters are; each category is averaged over the steps that had such facts, and "kept" is the mean of the four.',
       ].join(' '),
       body: markdownTable({
