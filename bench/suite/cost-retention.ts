@@ -381,7 +381,7 @@ export async function costRetentionBench({
 
   const rows: string[][] = [];
   const points: CostPoint[] = [];
-  const results: { name: string; billed: number[]; overall: number }[] = [];
+  const results: { name: string; billed: number[]; overall: number; empty: number }[] = [];
   const floor: number[] = [];
   let loggedTokens = 0;
   for (const replay of replays) {
@@ -397,9 +397,11 @@ export async function costRetentionBench({
     const total: Bill = { prompt: 0, cached: 0, billed: [], overWindow: 0, breaks: 0 };
     const retention: StepRetention[] = [];
     let neverSent = 0;
+    let empty = 0;
     for (const replay of replays) {
       const requests = await strategy.requests(replay);
       neverSent += neverSentTokens(replay, requests, counter);
+      empty += requests.filter((request) => request.length === 0).length;
       bill({
         replay,
         requests,
@@ -418,7 +420,7 @@ export async function costRetentionBench({
       }
     }
     const kept = averageRetention(retention);
-    results.push({ name: strategy.name, billed: total.billed, overall: kept.overall });
+    results.push({ name: strategy.name, billed: total.billed, overall: kept.overall, empty });
     points.push({
       name: strategy.name.replaceAll('*', '').replaceAll('`', ''),
       cost: total.billed[0] ?? 0,
@@ -453,6 +455,13 @@ export async function costRetentionBench({
         `${result.name.replaceAll('*', '')}: ${formatRatio((result.billed[0] ?? 0) / cheapestPeer)} the billed tokens of the cheapest managed peer (cached 0.1×), keeping ${formatPercent(result.overall)} of the earlier work.`,
     );
   const requests = replays.reduce((sum, replay) => sum + replay.requests.length, 0);
+  // A request with no message at all is cheap, and the model can do nothing with it.
+  const emptyNotes = results
+    .filter((result) => result.empty > 0)
+    .map(
+      (result) =>
+        `${result.name.replaceAll('*', '')}: ${formatCount(result.empty)} of the ${formatCount(requests)} requests hold no message at all, only the instructions and tools, and are billed as such.`,
+    );
   return {
     svg: costRetentionSvg({
       points,
@@ -487,6 +496,7 @@ export async function costRetentionBench({
       }),
       notes: [
         ...notes,
+        ...emptyNotes,
         `A floor for any strategy that sends every logged item once, whole, and nothing else besides the instructions and tools (or the smallest cached prefix): ${floor.map(formatCount).join(' / ')} billed under the four price models. "Logged tokens never sent" is the share of the unmanaged session's items that no request of the strategy shows, whole or changed: a strategy can bill less than that floor only by never showing the model some of its own work.`,
         "pi's row keeps only what pi's cut keeps: its summary is an LLM call, so its retention is a lower bound and its cost leaves out the summary's tokens; loopkeeper's rows include the extractive summary in every request that carries it, and no summarizer call is billed for either.",
         'No management and the AI SDK rows have no token budget: requests over the window would be refused by the provider; they are billed as if they fit.',
