@@ -12,6 +12,7 @@ import { QUALITY_INSTRUCTIONS, replayRecording } from '../../src/testing/index.j
 import { countRequest, type TokenCounter } from '../../src/tokens/index.js';
 import { loadTranscriptFixtures } from '../../test/support/transcripts.js';
 import { type CostPoint, costRetentionSvg } from './cost-retention-chart.js';
+import { keepingFloorBill } from './keeping-floor.js';
 import { markdownTable, type ReportSection } from './markdown.js';
 import {
   modelMessagesToItems,
@@ -383,13 +384,19 @@ export async function costRetentionBench({
   const points: CostPoint[] = [];
   const results: { name: string; billed: number[]; overall: number; empty: number }[] = [];
   const floor: number[] = [];
+  const keepingFloor: number[] = [];
   let loggedTokens = 0;
   for (const replay of replays) {
-    floorBill({
-      replay,
+    const toolTokens = counter.countText(JSON.stringify(replay.tools));
+    floorBill({ replay, counter, toolTokens, into: floor });
+    keepingFloorBill({
+      requests: replay.requests,
+      instructions: replay.instructions,
       counter,
-      toolTokens: counter.countText(JSON.stringify(replay.tools)),
-      into: floor,
+      toolTokens,
+      prices: PRICE_MODELS,
+      cacheMinimum: CACHE_MINIMUM,
+      into: keepingFloor,
     });
     loggedTokens += counter.count(replay.requests.at(-1) ?? []);
   }
@@ -499,6 +506,7 @@ export async function costRetentionBench({
         ...notes,
         ...emptyNotes,
         `A floor for any strategy that sends every logged item once, whole, and nothing else besides the instructions and tools (or the smallest cached prefix): ${floor.map(formatCount).join(' / ')} billed under the four price models. "Logged tokens never sent" is the share of the unmanaged session's items that no request of the strategy shows, whole or changed: a strategy can bill less than that floor only by never showing the model some of its own work.`,
+        `A floor for any strategy that also keeps all of the earlier work visible (the goal and every earlier path, error line and identifier, as its first 160 characters, beside each step's new items, cached as though it never changed, with no cache break and no kept item billed): ${keepingFloor.map(formatCount).join(' / ')}.`,
         "pi's row keeps only what pi's cut keeps: its summary is an LLM call, so its retention is a lower bound and its cost leaves out the summary's tokens; loopkeeper's rows include the extractive summary in every request that carries it, and no summarizer call is billed for either.",
         'No management and the AI SDK rows have no token budget: requests over the window would be refused by the provider; they are billed as if they fit.',
         '![Cost against retention](benchmarks-cost-retention.svg)',
