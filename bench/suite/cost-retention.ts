@@ -83,13 +83,21 @@ export async function replayLoop({
   };
 }
 
-function trigger(replay: Pick<Replay, 'window'>, targetRatio?: number) {
+function trigger(replay: Pick<Replay, 'window'>, targetRatio?: number, percent?: number) {
   return contextWindowTrigger({
     window: replay.window,
     outputReserve: 0,
     ...(targetRatio === undefined ? {} : { targetRatio }),
+    ...(percent === undefined ? {} : { percent }),
   });
 }
+
+/**
+ * The early-line setting: compaction starts at 55% of the window rather than 80% and aims at
+ * 40% of that line, so every request is smaller; when cached reads cost half the input price,
+ * what a request holds costs more than the cache breaks a lower line adds.
+ */
+export const EARLY_LINE = { percent: 55, targetRatio: 0.4 } as const;
 
 /** The cost-leaning setting: a deeper target, and old tool outputs masked early, in batches. */
 export const COST_LEANING = {
@@ -204,6 +212,18 @@ function strategies(counter: TokenCounter, messagesOf: (name: string) => readonl
           }),
         );
       },
+    },
+    {
+      name: '**loopkeeper** early line',
+      how: `\`contextWindowTrigger({..., percent: ${EARLY_LINE.percent}, targetRatio: ${EARLY_LINE.targetRatio}})\`, the rest default: compaction starts at ${EARLY_LINE.percent}% of the window instead of 80% and goes deeper, so every request is smaller`,
+      requests: (replay) =>
+        loopkeeper(
+          replay,
+          createCompactor({
+            trigger: trigger(replay, EARLY_LINE.targetRatio, EARLY_LINE.percent),
+            backend: extractiveSummarizer(),
+          }),
+        ),
     },
   ];
   return list;
