@@ -12,6 +12,7 @@ import { QUALITY_INSTRUCTIONS, replayRecording } from '../../src/testing/index.j
 import { countRequest, type TokenCounter } from '../../src/tokens/index.js';
 import { loadTranscriptFixtures } from '../../test/support/transcripts.js';
 import { type CostPoint, costRetentionSvg } from './cost-retention-chart.js';
+import { keepingFloorBill } from './keeping-floor.js';
 import { markdownTable, type ReportSection } from './markdown.js';
 import {
   modelMessagesToItems,
@@ -42,7 +43,7 @@ const PRICE_MODELS = [
 ] as const;
 
 /** One transcript's replay: the requests an unmanaged loop sends, and the session's budget. */
-interface Replay {
+export interface Replay {
   readonly name: string;
   readonly line: number;
   readonly window: number;
@@ -60,7 +61,7 @@ interface Strategy {
 }
 
 /** Replays one recording through the real loop and keeps a copy of every request. */
-async function replayLoop({
+export async function replayLoop({
   messages,
   counter,
   compactor,
@@ -82,13 +83,21 @@ async function replayLoop({
   };
 }
 
-function trigger(replay: Pick<Replay, 'window'>, targetRatio?: number) {
+function trigger(replay: Pick<Replay, 'window'>, targetRatio?: number, percent?: number) {
   return contextWindowTrigger({
     window: replay.window,
     outputReserve: 0,
     ...(targetRatio === undefined ? {} : { targetRatio }),
+    ...(percent === undefined ? {} : { percent }),
   });
 }
+
+/**
+ * The early-line setting: compaction starts at 55% of the window rather than 80% and aims at
+ * 40% of that line, so every request is smaller; when cached reads cost half the input price,
+ * what a request holds costs more than the cache breaks a lower line adds.
+ */
+export const EARLY_LINE = { percent: 55, targetRatio: 0.4 } as const;
 
 /** The cost-leaning setting: a deeper target, and old tool outputs masked early, in batches. */
 export const COST_LEANING = {
@@ -204,11 +213,23 @@ function strategies(counter: TokenCounter, messagesOf: (name: string) => readonl
         );
       },
     },
+    {
+      name: '**loopkeeper** early line',
+      how: `\`contextWindowTrigger({..., percent: ${EARLY_LINE.percent}, targetRatio: ${EARLY_LINE.targetRatio}})\`, the rest default: compaction starts at ${EARLY_LINE.percent}% of the window instead of 80% and goes deeper, so every request is smaller`,
+      requests: (replay) =>
+        loopkeeper(
+          replay,
+          createCompactor({
+            trigger: trigger(replay, EARLY_LINE.targetRatio, EARLY_LINE.percent),
+            backend: extractiveSummarizer(),
+          }),
+        ),
+    },
   ];
   return list;
 }
 
-interface Bill {
+export interface Bill {
   prompt: number;
   cached: number;
   /** Uncached tokens of requests that follow a cache break (the prefix changed), for the notes. */
@@ -218,7 +239,7 @@ interface Bill {
 }
 
 /** Bills a replay's requests: the unchanged prefix of each (instructions, tools, leading items) is cached. */
-function bill({
+export function bill({
   replay,
   requests,
   counter,
@@ -250,9 +271,14 @@ function bill({
     const cached = prefix >= CACHE_MINIMUM ? Math.floor(prefix / CACHE_STEP) * CACHE_STEP : 0;
     into.prompt += total;
     into.cached += cached;
+    // A request shorter than the cache minimum cannot be written to the cache: its tokens are
+    // billed at the input price even under the cache-write model.
+    const writable = total >= CACHE_MINIMUM;
     PRICE_MODELS.forEach((price, position) => {
       into.billed[position] =
-        (into.billed[position] ?? 0) + (total - cached) * price.write + cached * price.read;
+        (into.billed[position] ?? 0) +
+        (total - cached) * (writable ? price.write : 1) +
+        cached * price.read;
     });
     if (total > replay.window) into.overWindow += 1;
     previous = request;
@@ -280,10 +306,14 @@ function floorBill({
   for (const [index, request] of replay.requests.entries()) {
     const fresh = request.filter((item) => !previous.has(item.id));
     const tokens = fresh.reduce((sum, item) => sum + counter.countItem(item), 0);
+    // Only a request that reaches the cache minimum is written to the cache, and the smallest
+    // request that can hold these new items is them with the instructions and tools.
+    const write = (price: (typeof PRICE_MODELS)[number]) =>
+      head + tokens >= CACHE_MINIMUM ? price.write : 1;
     PRICE_MODELS.forEach((price, position) => {
       const context =
-        index === 0 ? price.write * head : Math.min(price.write * head, price.read * CACHE_MINIMUM);
-      into[position] = (into[position] ?? 0) + price.write * tokens + context;
+        index === 0 ? write(price) * head : Math.min(head, price.read * CACHE_MINIMUM);
+      into[position] = (into[position] ?? 0) + write(price) * tokens + context;
     });
     previous = new Set(request.map((item) => item.id));
   }
@@ -323,23 +353,14 @@ function neverSentTokens(
     .reduce((sum, item) => sum + counter.countItem(item), 0);
 }
 
-export interface CostRetentionResult {
-  readonly section: ReportSection;
-  readonly svg: string;
-}
-
-/**
- * Cost against retention: every bundled transcript replayed at a line of 30% of its tokens,
- * each strategy's requests billed with a prefix cache under four price models, and the share of
- * the earlier work (goal, paths, error lines, identifiers) each request still shows.
- */
-export async function costRetentionBench({
+/** Every bundled transcript replayed unmanaged, with its line at {@link LINE_SHARE} of its tokens. */
+export async function loadReplays({
   counter,
+  fixtures = loadTranscriptFixtures(),
 }: {
   readonly counter: TokenCounter;
-}): Promise<CostRetentionResult> {
-  const fixtures = loadTranscriptFixtures();
-  const messagesByName = new Map(fixtures.map((fixture) => [fixture.file, fixture.messages]));
+  readonly fixtures?: ReturnType<typeof loadTranscriptFixtures>;
+}): Promise<Replay[]> {
   const replays: Replay[] = [];
   for (const fixture of fixtures) {
     const tokens = counter.count(fromChatMessages(fixture.messages));
@@ -357,18 +378,45 @@ export async function costRetentionBench({
       requests,
     });
   }
+  return replays;
+}
+
+export interface CostRetentionResult {
+  readonly section: ReportSection;
+  readonly svg: string;
+}
+
+/**
+ * Cost against retention: every bundled transcript replayed at a line of 30% of its tokens,
+ * each strategy's requests billed with a prefix cache under four price models, and the share of
+ * the earlier work (goal, paths, error lines, identifiers) each request still shows.
+ */
+export async function costRetentionBench({
+  counter,
+}: {
+  readonly counter: TokenCounter;
+}): Promise<CostRetentionResult> {
+  const fixtures = loadTranscriptFixtures();
+  const messagesByName = new Map(fixtures.map((fixture) => [fixture.file, fixture.messages]));
+  const replays = await loadReplays({ counter, fixtures });
 
   const rows: string[][] = [];
   const points: CostPoint[] = [];
-  const results: { name: string; billed: number[]; overall: number }[] = [];
+  const results: { name: string; billed: number[]; overall: number; empty: number }[] = [];
   const floor: number[] = [];
+  const keepingFloor: number[] = [];
   let loggedTokens = 0;
   for (const replay of replays) {
-    floorBill({
-      replay,
+    const toolTokens = counter.countText(JSON.stringify(replay.tools));
+    floorBill({ replay, counter, toolTokens, into: floor });
+    keepingFloorBill({
+      requests: replay.requests,
+      instructions: replay.instructions,
       counter,
-      toolTokens: counter.countText(JSON.stringify(replay.tools)),
-      into: floor,
+      toolTokens,
+      prices: PRICE_MODELS,
+      cacheMinimum: CACHE_MINIMUM,
+      into: keepingFloor,
     });
     loggedTokens += counter.count(replay.requests.at(-1) ?? []);
   }
@@ -376,9 +424,11 @@ export async function costRetentionBench({
     const total: Bill = { prompt: 0, cached: 0, billed: [], overWindow: 0, breaks: 0 };
     const retention: StepRetention[] = [];
     let neverSent = 0;
+    let empty = 0;
     for (const replay of replays) {
       const requests = await strategy.requests(replay);
       neverSent += neverSentTokens(replay, requests, counter);
+      empty += requests.filter((request) => request.length === 0).length;
       bill({
         replay,
         requests,
@@ -397,7 +447,7 @@ export async function costRetentionBench({
       }
     }
     const kept = averageRetention(retention);
-    results.push({ name: strategy.name, billed: total.billed, overall: kept.overall });
+    results.push({ name: strategy.name, billed: total.billed, overall: kept.overall, empty });
     points.push({
       name: strategy.name.replaceAll('*', '').replaceAll('`', ''),
       cost: total.billed[0] ?? 0,
@@ -432,6 +482,13 @@ export async function costRetentionBench({
         `${result.name.replaceAll('*', '')}: ${formatRatio((result.billed[0] ?? 0) / cheapestPeer)} the billed tokens of the cheapest managed peer (cached 0.1×), keeping ${formatPercent(result.overall)} of the earlier work.`,
     );
   const requests = replays.reduce((sum, replay) => sum + replay.requests.length, 0);
+  // A request with no message at all is cheap, and the model can do nothing with it.
+  const emptyNotes = results
+    .filter((result) => result.empty > 0)
+    .map(
+      (result) =>
+        `${result.name.replaceAll('*', '')}: ${formatCount(result.empty)} of the ${formatCount(requests)} requests hold no message at all, only the instructions and tools, and are billed as such.`,
+    );
   return {
     svg: costRetentionSvg({
       points,
@@ -442,8 +499,9 @@ export async function costRetentionBench({
       intro: [
         `Each of the ${fixtures.length} bundled transcripts (\`test/fixtures/transcripts\`, MIT) is replayed through the real loop (\`ScriptedModel\` answering as recorded, replay tools, the quality harness's instructions and the replay tools' schemas on every request) with its trigger line at ${LINE_SHARE * 100}% of its tokens (\`contextWindowTrigger({window: line / 0.8, outputReserve: 0})\`), ${formatCount(requests)} requests in all.`,
         "The unmanaged loop's requests are the history each peer manages, step by step; loopkeeper's rows are the loop's own requests with the compactor on.",
-        `Billing: the prefix a request shares with the previous one (instructions, tools, then the leading items unchanged) is cached, from ${formatCount(CACHE_MINIMUM)} tokens in steps of ${CACHE_STEP}; the rest is billed at the input price, and under the last model written to the cache at 1.25×. Figures are input tokens in uncached-token equivalents, summed over the transcripts.`,
+        `Billing: the prefix a request shares with the previous one (instructions, tools, then the leading items unchanged) is cached, from ${formatCount(CACHE_MINIMUM)} tokens in steps of ${CACHE_STEP}; the rest is billed at the input price, and under the last model written to the cache at 1.25×. A request shorter than the cache minimum is never written to the cache, so it is billed at the input price under every model. Figures are input tokens in uncached-token equivalents, summed over the transcripts.`,
         'Retention: at each request after the first, the goal (the first user message) and the share of the paths, error lines and identifiers of everything logged before that step (`workFactsOf` from `loopkeeper/testing`) still visible in the request, a fact visible when its first 160 characters are; each category is averaged over the steps that had such facts, and "kept" is the mean of the four.',
+        'The figures are token counts, not timings: `npx tsx bench/cost-retention.bench.ts --write` rewrites this section alone, and `bench/suite/cost-retention-sweep.ts` measures other loopkeeper settings the same way.',
       ].join(' '),
       body: markdownTable({
         header: [
@@ -466,7 +524,9 @@ export async function costRetentionBench({
       }),
       notes: [
         ...notes,
+        ...emptyNotes,
         `A floor for any strategy that sends every logged item once, whole, and nothing else besides the instructions and tools (or the smallest cached prefix): ${floor.map(formatCount).join(' / ')} billed under the four price models. "Logged tokens never sent" is the share of the unmanaged session's items that no request of the strategy shows, whole or changed: a strategy can bill less than that floor only by never showing the model some of its own work.`,
+        `A floor for any strategy that also keeps all of the earlier work visible (the goal and every earlier path, error line and identifier, as its first 160 characters, beside each step's new items, cached as though it never changed, with no cache break and no kept item billed): ${keepingFloor.map(formatCount).join(' / ')}.`,
         "pi's row keeps only what pi's cut keeps: its summary is an LLM call, so its retention is a lower bound and its cost leaves out the summary's tokens; loopkeeper's rows include the extractive summary in every request that carries it, and no summarizer call is billed for either.",
         'No management and the AI SDK rows have no token budget: requests over the window would be refused by the provider; they are billed as if they fit.',
         '![Cost against retention](benchmarks-cost-retention.svg)',

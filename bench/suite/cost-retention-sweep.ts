@@ -1,0 +1,112 @@
+/**
+ * Tries loopkeeper settings on the cost-against-retention replays without the peers:
+ * `npx tsx bench/suite/cost-retention-sweep.ts '[{"percent": 60, "targetRatio": 0.4}]'` prints,
+ * per setting, the billed tokens under the four price models and what each request kept,
+ * measured exactly as section 6 measures them. Sizes are shares of each replay's target, so one
+ * setting means the same on every transcript; `--per` adds a line per transcript.
+ */
+import type { Compactor } from '../../src/compaction/index.js';
+import { contextWindowTrigger, createCompactor, extractiveSummarizer } from '../../src/index.js';
+import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
+import { loadTranscriptFixtures } from '../../test/support/transcripts.js';
+import { type Bill, bill, loadReplays, type Replay, replayLoop } from './cost-retention.js';
+import { averageRetention, type StepRetention, stepRetention } from './retention.js';
+
+/** One setting; every size is a share of the replay's target. */
+interface Setting {
+  readonly percent?: number;
+  readonly targetRatio?: number;
+  readonly protectRecent?: number;
+  readonly minSavings?: number;
+  /** A share of the target, or false to leave large outputs whole. */
+  readonly clip?: number | false;
+  readonly summaryCap?: number;
+  readonly keepRecent?: number;
+}
+
+function compactorFor(replay: Replay, setting: Setting): Compactor {
+  const { percent = 80, targetRatio = 0.6 } = setting;
+  const target = Math.floor(Math.floor((replay.window * percent) / 100) * targetRatio);
+  const share = (value: number) => Math.max(1, Math.round(target * value));
+  return createCompactor({
+    trigger: contextWindowTrigger({
+      window: replay.window,
+      outputReserve: 0,
+      percent,
+      targetRatio,
+    }),
+    backend: extractiveSummarizer(),
+    structural: {
+      pruneToolResults: {
+        ...(setting.protectRecent === undefined
+          ? {}
+          : { protectRecentTokens: Math.round(target * setting.protectRecent) }),
+        ...(setting.minSavings === undefined
+          ? {}
+          : { minSavingsTokens: Math.round(target * setting.minSavings) }),
+      },
+      ...(setting.clip === undefined
+        ? {}
+        : { clipToolResults: setting.clip === false ? false : { maxTokens: share(setting.clip) } }),
+    },
+    summary: {
+      ...(setting.summaryCap === undefined ? {} : { maxSummaryTokens: share(setting.summaryCap) }),
+      ...(setting.keepRecent === undefined
+        ? {}
+        : { keepRecentTokens: Math.round(target * setting.keepRecent) }),
+    },
+  });
+}
+
+const settings: Setting[] = JSON.parse(process.argv[2] ?? '[{}]');
+const perTranscript = process.argv.includes('--per');
+const counter = await createTokenCounter();
+const fixtures = loadTranscriptFixtures();
+const replays = await loadReplays({ counter, fixtures });
+const format = (value: number) => Math.round(value).toLocaleString('en');
+const percentOf = (value: number) => `${(value * 100).toFixed(1)}%`;
+
+for (const setting of settings) {
+  const total: Bill = { prompt: 0, cached: 0, billed: [], overWindow: 0, breaks: 0 };
+  const steps: StepRetention[] = [];
+  const lines: string[] = [];
+  for (const [index, replay] of replays.entries()) {
+    const { requests } = await replayLoop({
+      messages: fixtures[index]?.messages ?? [],
+      counter,
+      compactor: compactorFor(replay, setting),
+    });
+    const one: Bill = { prompt: 0, cached: 0, billed: [], overWindow: 0, breaks: 0 };
+    bill({
+      replay,
+      requests,
+      counter,
+      toolTokens: counter.countText(JSON.stringify(replay.tools)),
+      into: one,
+    });
+    total.prompt += one.prompt;
+    total.cached += one.cached;
+    total.breaks += one.breaks;
+    total.overWindow += one.overWindow;
+    one.billed.forEach((value, position) => {
+      total.billed[position] = (total.billed[position] ?? 0) + value;
+    });
+    for (let step = 1; step < requests.length; step += 1) {
+      steps.push(
+        stepRetention({
+          earlier: replay.requests[step - 1] ?? [],
+          request: requests[step] ?? [],
+          instructions: replay.instructions,
+        }),
+      );
+    }
+    lines.push(
+      `  ${replay.name}: billed ${one.billed.map(format).join(' / ')}, ${one.breaks} cache breaks`,
+    );
+  }
+  const kept = averageRetention(steps);
+  console.log(
+    `${JSON.stringify(setting)}: billed ${total.billed.map(format).join(' / ')}; kept ${percentOf(kept.overall)} (goal ${percentOf(kept.goal)}, paths ${percentOf(kept.paths)}, error lines ${percentOf(kept.errorLines)}, identifiers ${percentOf(kept.identifiers)}); prompt ${format(total.prompt)}, cached ${format(total.cached)}, ${total.breaks} cache breaks, ${total.overWindow} over the window`,
+  );
+  if (perTranscript) console.log(lines.join('\n'));
+}
