@@ -31,6 +31,8 @@ export interface ActorStep {
    * fires), telemetry, and the Chat Completions body as UTF-8 JSON (`chatRequestBytes`).
    */
   readonly milliseconds: number;
+  /** `performance.now()` when this request was serialized: the step ran `milliseconds` up to it. */
+  readonly endedAt: number;
   /** The floor of the same step: exact, cold tokenization of the items new in this request. */
   readonly floorTokenize: number;
   /**
@@ -158,6 +160,7 @@ export async function runActorSession({
           : { tokenize: Number.NaN, serialize: Number.NaN };
         steps.push({
           milliseconds: serialized - lastAnswered,
+          endedAt: serialized,
           floorTokenize: measured.tokenize,
           floorSerialize: measured.serialize,
           toolCallsSoFar,
