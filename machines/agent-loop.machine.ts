@@ -2,7 +2,7 @@
  * The `loopkeeper/machines` entry: the agent loop as an XState machine that only declares its
  * states, guards and actions; `createAgentLoop` binds its named actors with `.provide()`.
  */
-import { assign, emit, setup } from 'xstate';
+import { assign, emit, enqueueActions, setup } from 'xstate';
 import type { MutationPoint } from '../src/compaction/types.js';
 import type { TelemetryEvent } from '../src/events/telemetry-events.js';
 import { providerRefusal } from './agent-loop.errors.js';
@@ -132,11 +132,17 @@ export const agentLoopMachine = setup({
     emitRunStarted: emit(({ context }) => runStartedEvent(context)),
     clearMessage: assign({ message: null }),
     countStep: assign({ steps: ({ context }) => context.steps + 1 }),
-    /** Arrives at a mutation point: the first mutator declared for it runs next, if any. */
-    arriveAt: assign(({ context }, params: { point: MutationPoint }) => ({
-      point: params.point,
-      mutatorIndex: nextMutatorIndex(context, params.point, 0),
-    })),
+    /**
+     * Arrives at a mutation point: the first mutator declared for it runs next, if any. Assigns
+     * only a change: a step arrives at the point it was at already, and every assign copies the
+     * whole context (over twenty keys, so V8 keeps the copy as a slow dictionary).
+     */
+    arriveAt: enqueueActions(({ context, enqueue }, params: { point: MutationPoint }) => {
+      const mutatorIndex = nextMutatorIndex(context, params.point, 0);
+      if (context.point !== params.point || context.mutatorIndex !== mutatorIndex) {
+        enqueue.assign({ point: params.point, mutatorIndex });
+      }
+    }),
     advanceMutator: assign(({ context }) => ({
       mutatorIndex:
         context.point === null

@@ -31,6 +31,8 @@ export interface ActorStep {
    * fires), telemetry, and the Chat Completions body as UTF-8 JSON (`chatRequestBytes`).
    */
   readonly milliseconds: number;
+  /** `performance.now()` when this request was serialized: the step ran `milliseconds` up to it. */
+  readonly endedAt: number;
   /** The floor of the same step: exact, cold tokenization of the items new in this request. */
   readonly floorTokenize: number;
   /**
@@ -96,12 +98,15 @@ export async function runActorSession({
   window,
   compactor = defaultCompactor({ window }),
   steps: maxSteps = Number.POSITIVE_INFINITY,
+  floor = true,
 }: {
   readonly items: readonly Item[];
   readonly window: number;
   readonly compactor?: Compactor;
   /** Stop after this many requests (a warm-up run). */
   readonly steps?: number;
+  /** Measure the floor beside each step (a profile of the actor alone turns it off). */
+  readonly floor?: boolean;
 }): Promise<ActorRun> {
   const plan = buildReplayPlan({ recordings: [{ name: 'long session', items }] });
   const tokens: TokenCounter = await createTokenCounter();
@@ -121,6 +126,25 @@ export async function runActorSession({
   let compactedSinceAnswer = false;
   let lastRequest: readonly Item[] = [];
 
+  /** The floor of a step, untimed by it: the new items counted cold, the body serialized. */
+  const measureFloor = (request: ModelRequest) => {
+    const fresh = request.transcript.filter((item) => !previousIds.has(item.id));
+    const tokenizeStarted = performance.now();
+    for (const item of fresh) floorCounter.countItem(item);
+    const tokenized = performance.now();
+    for (const item of fresh) chatMessages.set(item.id, itemToChatMessage(item));
+    const messages = [
+      { role: 'system', content: request.instructions },
+      ...request.transcript.map((item) => chatMessages.get(item.id)),
+    ];
+    const serializeStarted = performance.now();
+    requestBody(request, messages);
+    return {
+      tokenize: tokenized - tokenizeStarted,
+      serialize: performance.now() - serializeStarted,
+    };
+  };
+
   const model: ModelAdapter = {
     name: 'bench-replay',
     model: 'recorded-replay',
@@ -131,29 +155,20 @@ export async function runActorSession({
       const serialized = performance.now();
       if (body.byteLength === 0) throw new Error('bench: an empty request body');
       if (lastAnswered !== undefined) {
-        // The floor, untimed by the step: the new items counted cold, the body serialized.
-        const fresh = request.transcript.filter((item) => !previousIds.has(item.id));
-        const tokenizeStarted = performance.now();
-        for (const item of fresh) floorCounter.countItem(item);
-        const tokenized = performance.now();
-        for (const item of fresh) chatMessages.set(item.id, itemToChatMessage(item));
-        const messages = [
-          { role: 'system', content: request.instructions },
-          ...request.transcript.map((item) => chatMessages.get(item.id)),
-        ];
-        const serializeStarted = performance.now();
-        requestBody(request, messages);
-        const floorSerialized = performance.now();
+        const measured = floor
+          ? measureFloor(request)
+          : { tokenize: Number.NaN, serialize: Number.NaN };
         steps.push({
           milliseconds: serialized - lastAnswered,
-          floorTokenize: tokenized - tokenizeStarted,
-          floorSerialize: floorSerialized - serializeStarted,
+          endedAt: serialized,
+          floorTokenize: measured.tokenize,
+          floorSerialize: measured.serialize,
           toolCallsSoFar,
           requestItems: request.transcript.length,
           compacted: compactedSinceAnswer,
         });
       }
-      previousIds = new Set(request.transcript.map((item) => item.id));
+      if (floor) previousIds = new Set(request.transcript.map((item) => item.id));
       lastRequest = request.transcript;
       compactedSinceAnswer = false;
       if (steps.length >= maxSteps) throw new Error('bench: warm-up steps done');

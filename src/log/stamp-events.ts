@@ -32,7 +32,7 @@ export function stampEvents({
   if (!Array.isArray(events)) {
     throw new StoreError('append expects an array of events', { code: 'invalid_event' });
   }
-  const at = now.toISOString();
+  const at = isoTime(now);
   const lines: string[] = [];
   const stamped: SessionEvent[] = [];
   for (const [index, event] of events.entries()) {
@@ -65,6 +65,16 @@ export function stampEvents({
       return text;
     },
   };
+}
+
+/** The last `at` written: appends come many to a millisecond, and `toISOString` costs a microsecond. */
+let lastStamp: { readonly time: number; readonly text: string } | undefined;
+
+function isoTime(now: Date): string {
+  const time = now.getTime();
+  // An invalid date (NaN) never matches, so `toISOString` still throws for it.
+  if (lastStamp?.time !== time) lastStamp = { time, text: now.toISOString() };
+  return lastStamp.text;
 }
 
 function toJsonLine({

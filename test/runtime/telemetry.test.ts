@@ -10,6 +10,8 @@ import {
 import { ScriptedModel } from 'loopkeeper/testing';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import type { TelemetryEvent } from '../../src/events/telemetry-events.js';
+import { forward } from '../../src/runtime/actors/loop-actor-context.js';
 import { recordTelemetry, sharedTokenCounter } from '../support/loop-harness.js';
 
 let tokens: TokenCounter;
@@ -128,5 +130,27 @@ describe('telemetry', () => {
       reference.session.items.map((item) => item.kind),
     );
     loop.stop();
+  });
+
+  it("forward hands an invoked actor's event to the loop's emit scope, or sends loop.telemetry when there is none", () => {
+    const event: TelemetryEvent = {
+      type: 'ToolCallStarted',
+      sessionId: 's1',
+      runId: 'run-1',
+      at: 0,
+      callId: 'call_1',
+      toolName: 'clock',
+    };
+    const emitted: unknown[] = [];
+    const sent: unknown[] = [];
+    const send = (message: unknown) => sent.push(message);
+    forward(
+      { _actorScope: { emit: (value: unknown) => emitted.push(value) }, send } as never,
+      event,
+    );
+    expect(emitted).toEqual([event]);
+    expect(sent).toEqual([]);
+    forward({ send } as never, event);
+    expect(sent).toEqual([{ type: 'loop.telemetry', event }]);
   });
 });

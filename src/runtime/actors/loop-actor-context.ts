@@ -71,12 +71,27 @@ export function loopContextOf(loop: AnyActorRef): LoopActorContext {
 }
 
 /**
- * Hands telemetry produced inside an invoked actor to the loop actor that invoked it, as the
- * loop's own `loop.telemetry` event, which the machine emits to its listeners. Works the same
- * for a root loop and for a loop spawned as a child.
+ * Hands telemetry produced inside an invoked actor to the listeners of the loop actor that
+ * invoked it (`loop.on`), the same way the machine's own `emit` actions reach them. Works the
+ * same for a root loop and for a loop spawned as a child.
  */
 export function forward(loop: AnyActorRef, event: TelemetryEvent): void {
-  loop.send({ type: 'loop.telemetry', event });
+  const emit = emitterOf(loop);
+  if (emit !== undefined) emit(event);
+  else loop.send({ type: 'loop.telemetry', event });
+}
+
+/**
+ * The function XState's `emit` action calls on an actor (`Actor._actorScope.emit`): it hands an
+ * event to the actor's listeners. Sending `loop.telemetry` instead costs a whole macrostep of the
+ * loop machine (about as much as a tool call) for each event, several times a step. The scope
+ * is not public API, so it is read structurally; without it the event goes through the machine.
+ */
+function emitterOf(loop: AnyActorRef): ((event: TelemetryEvent) => void) | undefined {
+  const scope = (loop as { readonly _actorScope?: { readonly emit?: unknown } })._actorScope;
+  return typeof scope?.emit === 'function'
+    ? (scope.emit as (event: TelemetryEvent) => void)
+    : undefined;
 }
 
 /** Logs a compaction or mutation as one `transcript-replaced` marker for the active run. */
