@@ -224,10 +224,37 @@ async function warmUp({
 }
 
 /**
+ * The actor's timed run, with the floor of each step taken from a second, identical replay:
+ * the floor serializes a whole request body (up to a megabyte) per step, and measured inside
+ * the timed run its garbage would be collected on the actor's time. The replay is
+ * deterministic, so step i of both runs is the same request.
+ */
+async function actorWithFloor(session: LongSession) {
+  const timed = await runActorSession({ items: session.items, window: WINDOW, floor: false });
+  const floors = await runActorSession({ items: session.items, window: WINDOW });
+  const paired = timed.steps.map((step, index) => {
+    const beside = floors.steps[index];
+    if (
+      beside === undefined ||
+      beside.toolCallsSoFar !== step.toolCallsSoFar ||
+      beside.requestItems !== step.requestItems
+    ) {
+      throw new Error(`bench: the floor's replay differs from the timed one at step ${index}`);
+    }
+    return { ...step, floorTokenize: beside.floorTokenize, floorSerialize: beside.floorSerialize };
+  });
+  if (floors.steps.length !== timed.steps.length) {
+    throw new Error("bench: the floor's replay has a different number of steps");
+  }
+  return { ...timed, steps: paired };
+}
+
+/**
  * Per-step overhead of a running session. loopkeeper is the real actor (`createAgentLoop`)
- * replaying the session, every step timed; its floor is measured beside each step. The driver
- * row is the same bookkeeping without XState, telemetry or tools. Each peer's per-step work is
- * timed in windows of consecutive steps spread along the session, at its real cadence.
+ * replaying the session, every step timed; its floor is measured on a second replay of the
+ * same steps. The driver row is the same bookkeeping without XState, telemetry or tools. Each
+ * peer's per-step work is timed in windows of consecutive steps spread along the session, at
+ * its real cadence.
  */
 export async function perStepBench({
   session,
@@ -248,7 +275,7 @@ export async function perStepBench({
   );
   const callsAt = (index: number) => (session.steps[index] as SessionStep).toolCallsSoFar;
 
-  const actor = await runActorSession({ items: session.items, window: WINDOW });
+  const actor = await actorWithFloor(session);
   // The actor's request after session step i is the first with steps[i].toolCallsSoFar calls made.
   const actorIn = (window: StepWindow): ActorStep[] =>
     actor.steps.filter(
@@ -439,12 +466,12 @@ export async function perStepBench({
       intro: [
         `The lean session (${formatCount(session.steps.length)} steps, ${formatCount(session.toolCalls)} tool calls, ${formatCount(session.items.length)} items, ${formatCount(session.tokens)} tokens in the log) is replayed step by step for a ${formatCount(WINDOW)}-token window: trigger line ${formatCount(budget.line)}, target ${formatCount(budget.target)} tokens.`,
         `A step is one model answer and what follows it (tool results, a user turn) up to the next request. Every contender is measured in ${windows.length} windows of ${windowSize} consecutive steps spread from the start of the session to its end; "start" and "end" are the first and the last window, compaction steps included.`,
-        "The loopkeeper actor is the real loop replaying the session; its time per step runs from the model's answer to the next request serialized. The floor is measured beside each of its steps: a second fresh counter tokenizes only the items new in that request, and the request body is serialized from chat messages already built.",
+        "The loopkeeper actor is the real loop replaying the session; its time per step runs from the model's answer to the next request serialized. The floor is measured on a second, identical replay of the same steps (so the large strings it builds are not collected on the actor's time): a second fresh counter tokenizes only the items new in that request, and the request body is serialized from chat messages already built.",
       ].join(' '),
       body: `${mainTable}\n\nAlong the session (the loopkeeper actor against its floor and against AI SDK \`pruneMessages\`, window by window):\n\n${alongTable}`,
       notes: [
         `The actor ran ${formatCount(actor.steps.length + 1)} requests in ${formatMilliseconds(actor.steps.reduce((sum, step) => sum + step.milliseconds, 0))} of step time (${formatCount(actor.telemetryEvents)} telemetry events); over every step: median ${formatMilliseconds(whole.median)}, mean ${formatMilliseconds(whole.mean)}, p95 ${formatMilliseconds(whole.p95)}. It compacted ${formatCount(compactionSteps.length)} time${compactionSteps.length === 1 ? '' : 's'}${compactionSteps.length === 0 ? '' : `; those steps took ${formatMilliseconds(median(ms(compactionSteps)))} in the median and ${formatMilliseconds(Math.max(...ms(compactionSteps)))} at most, and count in the figures of their windows (and in the whole-session figures)`}. At the end the request held ${formatCount(actor.lastRequestItems)} items (${formatCount(actor.lastRequestTokens)} tokens) while the session replayed holds ${formatCount(lastStep.end)} items (${formatCount(session.tokens)} tokens; the replay adds a closing answer where a recording stops on tool calls and a \`Continue.\` turn where it goes on without a user message).`,
-        `Memory with the finished actor still held (its session, the replay plan, the counters' caches, the floor's chat messages): heap ${formatBytes(actor.heapBytes)} after full garbage collections, RSS ${formatBytes(actor.rssBytes)} for the whole bench process (the peers' libraries and the session copies included).`,
+        `Memory with the finished actor still held (its session, the replay plan and the counters' caches): heap ${formatBytes(actor.heapBytes)} after full garbage collections, RSS ${formatBytes(actor.rssBytes)} for the whole bench process (the peers' libraries and the session copies included).`,
         "The actor's steps include the replay tools (a map lookup each) and XState; the scripted model's own work (its usage estimate, with a counter of its own) is not timed. The driver row uses the counter the session was built with, so every item is already counted: it shows the bookkeeping without tokenization.",
         "Peers keep the full history, as their frameworks do, and their call is timed after the step's messages were pushed (the push is not timed). No peer builds or serializes a provider request in these figures, except the `pruneMessages` + JSON row (a lower bound: the AI SDK's conversion to provider messages is left out); the loopkeeper actor's include it.",
         "The floor serializes the whole body with `JSON.stringify` every step, as a request built from scratch must; the actor's adapter uses `chatRequestBytes`, which keeps the previous request's bytes and appends only the new messages' JSON, so past a few hundred items the actor can come in under its floor. `openAIChatModel` still hands the body object to the openai SDK, which stringifies it whole.",
