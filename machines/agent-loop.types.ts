@@ -79,14 +79,20 @@ export type AgentLoopEvent =
     }
   | { readonly type: 'abort' }
   | { readonly type: 'close' }
-  /** Telemetry produced inside an invoked actor (tool calls, text deltas), re-emitted as is. */
+  /**
+   * Telemetry produced inside an invoked actor (tool calls, text deltas), re-emitted as is. The
+   * runtime hands such telemetry to the loop's listeners directly where it can (see
+   * `ActorInvocation`); this event is the path when it cannot.
+   */
   | { readonly type: 'loop.telemetry'; readonly event: TelemetryEvent };
 
 /**
  * What every invoked actor is given besides its own input: the run it works for, and the loop
  * actor that invoked it. The runtime's actors read their session, model and tools from that
- * loop's logic and send their telemetry to it (`loop.telemetry`), which emits it; both through
- * public actor API, so the machine needs no per-loop copy and the actors no private fields.
+ * loop's logic (public actor API), so the machine needs no per-loop copy. Their telemetry goes to
+ * the loop's listeners through the function XState's own `emit` action calls, read structurally
+ * from the actor (not public API: a macrostep per event would cost as much as a tool call); where
+ * that is missing they send it as `loop.telemetry`, which the machine emits.
  */
 export interface ActorInvocation {
   readonly sessionId: string;
