@@ -72,6 +72,11 @@ for (const [file, title, intro] of [
     'Session log details (bench/projection.bench.ts)',
     'The projection and file-store benchmark kept beside the log.',
   ],
+  [
+    'bench/memory-resume.bench.ts',
+    'Idle loops and resume (bench/memory-resume.bench.ts)',
+    "Memory held by many loops and the time to resume a long log, each measured in a fresh `node --expose-gc` process that imports the built package (`dist/`, which `npm run bench` builds first), so the figures are the library's alone.",
+  ],
 ] as const) {
   const child = spawnSync(process.execPath, ['--import', 'tsx', file], {
     cwd: root,
@@ -103,7 +108,7 @@ if (scale.quick) {
   writeFileSync(`${root}docs/benchmarks-cost-retention.svg`, costRetention.svg);
   const document = [
     '# Benchmarks',
-    'loopkeeper against the libraries users would pick instead, measured side by side in one run on the same transcripts. Written by `npm run bench` (which installs the peers into `bench/node_modules` first); `npm run bench -- --quick` is a short run that prints the tables and leaves this page alone. Speed is only ever claimed here, never asserted in tests.',
+    'loopkeeper against the libraries users would pick instead, measured side by side in one run on the same transcripts. Written by `npm run bench` (which installs the peers into `bench/node_modules` and builds `dist/` first); `npm run bench -- --quick` is a short run that prints the tables and leaves this page alone. Speed is only ever claimed here, never asserted in tests.',
     `The long session is the five real transcripts of \`test/fixtures/transcripts\` replayed ${long.rounds.toFixed(1)} times with fresh item and call ids: ${formatCount(long.toolCalls)} tool calls, ${formatCount(long.items.length)} items, ${formatCount(long.tokens)} tokens. These recordings average ${formatCount(long.tokens / long.toolCalls)} tokens per tool call, so 2,000 tool calls come to about ${formatCount(long.tokens / 1000)}k tokens; where a benchmark asks for a 200k-token transcript it uses the same replay cut at 200k tokens (${formatCount(short.toolCalls)} tool calls). The per-step benchmark runs on the lean session, the 200k-token / 2,000-call shape, and the compaction pass runs on it as well: the same replay with every tool output cut to its first ${LEAN_TOOL_OUTPUT_CHARACTERS} characters, every assistant text to its first ${LEAN_ASSISTANT_TEXT_CHARACTERS} and the system prompts in the first round only (${formatCount(lean.toolCalls)} tool calls, ${formatCount(lean.items.length)} items, ${formatCount(lean.tokens)} tokens).`,
     "Each peer runs the call its users make for the job, on the same history converted once, up front, to its own message format. What a peer returns is mapped back to loopkeeper items, so every result is measured with the same exact o200k counter and checked with the same `validateTranscript`. Peer versions were chosen to run on Node 20 (the project's engine); where the latest line needs Node 22 the table says so.",
     `## Environment\n\n${environment.markdown}`,
