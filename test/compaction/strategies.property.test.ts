@@ -59,14 +59,16 @@ const structuralCaseArbitrary: fc.Arbitrary<StrategyCase> = fc.oneof(
     .record({
       protect: shareArbitrary,
       minSavings: shareArbitrary,
+      minOutput: fc.option(fc.integer({ min: 0, max: 200 }), { nil: undefined }),
       placeholder: placeholderArbitrary,
     })
-    .map(({ protect, minSavings, placeholder }) => ({
-      label: `pruneToolResults(protect ${protect}, minSavings ${minSavings}, placeholder: ${typeof placeholder})`,
+    .map(({ protect, minSavings, minOutput, placeholder }) => ({
+      label: `pruneToolResults(protect ${protect}, minSavings ${minSavings}, minOutput ${minOutput}, placeholder: ${typeof placeholder})`,
       build: (inputTokens: number) =>
         pruneToolResults({
           protectRecentTokens: share(inputTokens, protect),
           minSavingsTokens: share(inputTokens, minSavings / 4),
+          ...(minOutput === undefined ? {} : { minOutputTokens: minOutput }),
           ...(placeholder === undefined ? {} : { placeholder }),
         }),
     })),

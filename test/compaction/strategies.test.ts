@@ -323,6 +323,7 @@ describe('pruneToolResults', () => {
   it('refuses negative options with a ConfigError', () => {
     expect(() => pruneToolResults({ protectRecentTokens: -1 })).toThrow(ConfigError);
     expect(() => pruneToolResults({ minSavingsTokens: Number.NaN })).toThrow(ConfigError);
+    expect(() => pruneToolResults({ minOutputTokens: -5 })).toThrow(ConfigError);
   });
 });
 
