@@ -9,8 +9,15 @@ import type { Compactor } from '../../src/compaction/index.js';
 import { contextWindowTrigger, createCompactor, extractiveSummarizer } from '../../src/index.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { loadTranscriptFixtures } from '../../test/support/transcripts.js';
-import { type Bill, bill, loadReplays, type Replay, replayLoop } from './cost-retention.js';
-import { averageRetention, type StepRetention, stepRetention } from './retention.js';
+import {
+  type Bill,
+  bill,
+  loadReplays,
+  type Replay,
+  replayLoop,
+  requestRetention,
+} from './cost-retention.js';
+import { averageRetention, type StepRetention } from './retention.js';
 
 /** One setting; every size is a share of the replay's target. */
 interface Setting {
@@ -91,15 +98,7 @@ for (const setting of settings) {
     one.billed.forEach((value, position) => {
       total.billed[position] = (total.billed[position] ?? 0) + value;
     });
-    for (let step = 1; step < requests.length; step += 1) {
-      steps.push(
-        stepRetention({
-          earlier: replay.requests[step - 1] ?? [],
-          request: requests[step] ?? [],
-          instructions: replay.instructions,
-        }),
-      );
-    }
+    steps.push(...requestRetention(replay, requests));
     lines.push(
       `  ${replay.name}: billed ${one.billed.map(format).join(' / ')}, ${one.breaks} cache breaks`,
     );

@@ -229,6 +229,27 @@ function strategies(counter: TokenCounter, messagesOf: (name: string) => readonl
   return list;
 }
 
+/**
+ * What each request after the first still shows of the work logged before it: request i is
+ * measured against the unmanaged session's request i - 1, which holds everything logged so far.
+ */
+export function requestRetention(
+  replay: Replay,
+  requests: readonly (readonly Item[])[],
+): StepRetention[] {
+  const steps: StepRetention[] = [];
+  for (let index = 1; index < requests.length; index += 1) {
+    steps.push(
+      stepRetention({
+        earlier: replay.requests[index - 1] ?? [],
+        request: requests[index] ?? [],
+        instructions: replay.instructions,
+      }),
+    );
+  }
+  return steps;
+}
+
 export interface Bill {
   prompt: number;
   cached: number;
@@ -436,15 +457,7 @@ export async function costRetentionBench({
         toolTokens: counter.countText(JSON.stringify(replay.tools)),
         into: total,
       });
-      for (let index = 1; index < requests.length; index += 1) {
-        retention.push(
-          stepRetention({
-            earlier: replay.requests[index - 1] ?? [],
-            request: requests[index] ?? [],
-            instructions: replay.instructions,
-          }),
-        );
-      }
+      retention.push(...requestRetention(replay, requests));
     }
     const kept = averageRetention(retention);
     results.push({ name: strategy.name, billed: total.billed, overall: kept.overall, empty });
