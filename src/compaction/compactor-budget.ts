@@ -16,6 +16,8 @@ export interface CompactionBudgetForOptions {
  * trigger's. After the provider refused a request (`overflow`, `payload_too_large`) our
  * estimate evidently undercounts, so when it claims the transcript already fits, the target
  * drops to a share of the estimate: a retry with an unchanged transcript would only fail again.
+ * A refusal also drops the budget's `limitTokens`: the provider has just said that our count
+ * of what fits the window is wrong, so only the trigger line counts as fitting.
  *
  * @example
  * ```ts
@@ -36,7 +38,8 @@ export function compactionBudgetFor({
   tokens,
 }: CompactionBudgetForOptions): CompactionBudget {
   if (reason !== 'overflow' && reason !== 'payload_too_large') return budget;
-  if (tokens > budget.targetTokens) return budget;
+  const { maxTokens } = budget;
+  if (tokens > budget.targetTokens) return { maxTokens, targetTokens: budget.targetTokens };
   const targetTokens = Math.floor(tokens * REACTIVE_TARGET_RATIO);
-  return { maxTokens: Math.min(budget.maxTokens, tokens), targetTokens };
+  return { maxTokens: Math.min(maxTokens, tokens), targetTokens };
 }

@@ -137,6 +137,9 @@ export async function emergencyPruneWith(
     }
   }
   const tokensAfter = tokens.count(output);
+  // What cannot be cut further still fits while it is under the hard limit (the window, when
+  // the trigger knows one), even above the line: the run goes on rather than overflowing.
+  const limit = budget.limitTokens ?? budget.maxTokens;
   return {
     transcript: output,
     tier: 'emergency',
@@ -144,7 +147,7 @@ export async function emergencyPruneWith(
     tokensBefore,
     tokensAfter,
     effective: deps.isEffective(output, budget, input),
-    fits: tokensAfter <= budget.maxTokens,
+    fits: tokensAfter <= limit,
     metadata: {
       trigger: deps.triggerFacts(decision),
       budget,

@@ -9,6 +9,15 @@ export interface CompactionBudget {
   readonly maxTokens: number;
   /** Where compaction aims, well under `maxTokens`, so it stays rare (hysteresis). */
   readonly targetTokens: number;
+  /**
+   * The most tokens the transcript can hold at all, when that is more than the trigger line:
+   * `contextWindowTrigger` sets it to the window less the output reserve (and the request's
+   * overhead). A line set early to keep requests small is where compaction starts and what it
+   * aims under, not a wall: when nothing more can go but the latest turn, a transcript under
+   * this limit still fits, so the emergency prune does not cut the latest request to the line
+   * or end the run in an overflow while the window has room. Absent, `maxTokens` is the limit.
+   */
+  readonly limitTokens?: number;
 }
 
 export interface CompactionRequest {

@@ -22,6 +22,7 @@ import {
   applyCompaction,
   type CompactionTrigger,
   type Compactor,
+  compactionBudgetFor,
   isSummaryItem,
 } from 'loopkeeper/compaction';
 import type { TokenCounter } from 'loopkeeper/tokens';
@@ -388,6 +389,19 @@ describe('createCompactor', () => {
       expect(output.marker?.reason).toBe('overflow');
       expect(output.marker?.tokensAfter).toBeLessThan(sessionTokens);
     }
+  });
+
+  it('after a refusal only the trigger line counts as fitting: the window limit is dropped', () => {
+    const budget = { maxTokens: 1_000, targetTokens: 600, limitTokens: 4_000 };
+    expect(compactionBudgetFor({ reason: 'threshold', budget, tokens: 1_200 })).toBe(budget);
+    expect(compactionBudgetFor({ reason: 'overflow', budget, tokens: 1_200 })).toEqual({
+      maxTokens: 1_000,
+      targetTokens: 600,
+    });
+    expect(compactionBudgetFor({ reason: 'payload_too_large', budget, tokens: 500 })).toEqual({
+      maxTokens: 500,
+      targetTokens: 300,
+    });
   });
 
   describe('a latest turn with a huge output the model has not read yet', () => {

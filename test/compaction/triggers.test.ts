@@ -41,7 +41,11 @@ describe('contextWindowTrigger', () => {
       fire: true,
       tokens: estimate,
       basis: 'estimate',
-      budget: { maxTokens: estimate, targetTokens: Math.floor(estimate * 0.6) },
+      budget: {
+        maxTokens: estimate,
+        targetTokens: Math.floor(estimate * 0.6),
+        limitTokens: estimate * 2,
+      },
     });
     // One token under the line holds.
     const above = contextWindowTrigger({ window: (estimate + 1) * 2, percent: 50 });
@@ -70,7 +74,11 @@ describe('contextWindowTrigger', () => {
   it('uses the defaults: no output reserve, 80 % of the window, target 60 % of the line', () => {
     const decision = contextWindowTrigger({ window: 128_000 }).evaluate({ transcript, tokens });
     const line = Math.floor(128_000 * 0.8);
-    expect(decision.budget).toEqual({ maxTokens: line, targetTokens: Math.floor(line * 0.6) });
+    expect(decision.budget).toEqual({
+      maxTokens: line,
+      targetTokens: Math.floor(line * 0.6),
+      limitTokens: 128_000,
+    });
     expect(decision.fire).toBe(false);
   });
 
@@ -107,6 +115,8 @@ describe('contextWindowTrigger', () => {
       maxTokens: 10_000 - 700,
       targetTokens: Math.floor((10_000 - 700) * 0.6),
     });
+    // The window is the limit when the line sits under it; here the line is the whole window.
+    expect(decision.budget.limitTokens).toBeUndefined();
     expect(decision.fire).toBe(false);
   });
 

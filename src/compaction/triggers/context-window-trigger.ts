@@ -25,7 +25,9 @@ export interface ContextWindowTriggerOptions {
 /**
  * Fires when the next prompt reaches `(window - outputReserve) * percent / 100` tokens (at or
  * above the line, as the seed's `context_window_trigger(window, percent)`); that line is the
- * budget's `maxTokens`, and compaction aims at `targetRatio` of it. On the reported basis both
+ * budget's `maxTokens`, and compaction aims at `targetRatio` of it. The window less the
+ * reserve is the budget's `limitTokens`: when only the latest turn is left and it is over the
+ * line, the transcript still fits while it is under the window. On the reported basis all three
  * are lowered by what the request holds besides items (instructions, tool schemas), since
  * strategies can only shrink the items.
  *
@@ -61,7 +63,12 @@ export function contextWindowTrigger({
     name: 'contextWindow',
     evaluate(input) {
       const { tokens, basis, overhead } = measurePromptTokens(input);
-      const budget = hysteresisBudget({ line, targetRatio, overhead });
+      const budget = hysteresisBudget({
+        line,
+        targetRatio,
+        overhead,
+        limit: window - outputReserve,
+      });
       return { fire: tokens >= line, tokens, basis, budget };
     },
   };

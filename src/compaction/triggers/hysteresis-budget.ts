@@ -11,13 +11,19 @@ export function hysteresisBudget({
   line,
   targetRatio,
   overhead = 0,
+  limit,
 }: {
   readonly line: number;
   readonly targetRatio: number;
   readonly overhead?: number;
+  /** The hard limit above the line (a context window), if there is one. */
+  readonly limit?: number;
 }): CompactionBudget {
-  return {
+  const budget = {
     maxTokens: Math.max(0, line - overhead),
     targetTokens: Math.max(0, Math.floor((line - overhead) * targetRatio)),
   };
+  return limit === undefined || limit <= line
+    ? budget
+    : { ...budget, limitTokens: Math.max(0, limit - overhead) };
 }

@@ -13,9 +13,9 @@ import { withTypedFailures } from './typed-failure.js';
  * work, besides the instructions and tool schemas) is too large for the budget, in tokens.
  */
 function floorDetail(metadata: Readonly<Record<string, unknown>>, tokensAfter: number): string {
-  const budget = metadata['budget'] as { maxTokens?: number } | undefined;
+  const budget = metadata['budget'] as { maxTokens?: number; limitTokens?: number } | undefined;
   const facts = metadata['emergency'] as { latestTurnTokens?: number } | undefined;
-  const limit = budget?.maxTokens ?? 0;
+  const limit = budget?.limitTokens ?? budget?.maxTokens ?? 0;
   const latest = facts?.latestTurnTokens ?? 0;
   const summary = Math.max(0, tokensAfter - latest);
   const part =
