@@ -63,6 +63,7 @@ export {
   summaryBody,
   validateSummaryText,
 } from './summary.js';
+export { type ToolOutputLimitOptions, toolOutputLimit } from './tool-output-limit.js';
 export {
   type ContextWindowTriggerOptions,
   contextWindowTrigger,

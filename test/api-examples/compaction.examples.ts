@@ -3,6 +3,8 @@
 
 import {
   CompactionError,
+  contextWindowTrigger,
+  createAgentLoop,
   createCompactor,
   createTokenCounter,
   type Item,
@@ -32,8 +34,10 @@ import {
   SUMMARY_SECTIONS,
   summaryBody,
   summaryInputTokens,
+  toolOutputLimit,
   validateSummaryText,
 } from 'loopkeeper/compaction';
+import { ScriptedModel } from 'loopkeeper/testing';
 
 // applyCompaction: src/compaction/apply.ts
 export async function example_applyCompaction(): Promise<void> {
@@ -212,6 +216,16 @@ export async function example_summaryInputTokens(): Promise<void> {
     tokens: await createTokenCounter(),
   });
   console.log(`the summarizer would read ${size} tokens`);
+}
+
+// toolOutputLimit: src/compaction/tool-output-limit.ts
+export async function example_toolOutputLimit(): Promise<void> {
+  // No tool output reaches the model above 4k tokens; compaction handles the rest.
+  const loop = createAgentLoop({
+    model: new ScriptedModel({ script: () => ({ text: 'Done.' }) }),
+    compactor: createCompactor({ trigger: contextWindowTrigger({ window: 128_000 }) }),
+    mutators: [toolOutputLimit({ maxTokens: 4_000 })],
+  });
 }
 
 // validateSummaryText: src/compaction/summary.ts

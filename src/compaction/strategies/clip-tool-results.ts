@@ -12,12 +12,13 @@ export interface ClipToolResultsOptions {
   readonly maxTokens?: number;
 }
 
-function isClipped(item: ToolResultItem): boolean {
+/** Whether `item` is already a clipped copy (clipping it again would only cut the note). */
+export function isClipped(item: ToolResultItem): boolean {
   return item.id.startsWith(`${CLIPPED_ID_PREFIX}_`);
 }
 
 /** A clipped copy of `item` within `maxTokens`, or undefined when clipping would not save. */
-function clipResult(
+export function clipResult(
   item: ToolResultItem,
   maxTokens: number,
   tokens: TokenCounter,

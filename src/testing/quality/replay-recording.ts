@@ -1,4 +1,5 @@
 import type { Compactor } from '../../compaction/compactor-types.js';
+import type { LoopMutator } from '../../compaction/types.js';
 import type { TelemetryEvent } from '../../events/telemetry-events.js';
 import { MemorySessionStore } from '../../log/memory-store.js';
 import type { ModelAdapter, ToolSpec } from '../../model/types.js';
@@ -37,6 +38,8 @@ export interface ReplayRecordingOptions {
   readonly messages: readonly unknown[];
   readonly tokens: TokenCounter;
   readonly compactor?: Compactor;
+  /** Host mutators the replay's loop runs at their points (`createAgentLoop`'s `mutators`). */
+  readonly mutators?: readonly LoopMutator[];
   readonly instructions?: string;
   /** Sees every telemetry event of the replay's loop. */
   readonly onTelemetry?: (event: TelemetryEvent) => void;
@@ -84,6 +87,7 @@ export async function replayRecording({
   messages,
   tokens,
   compactor,
+  mutators,
   instructions = QUALITY_INSTRUCTIONS,
   onTelemetry,
 }: ReplayRecordingOptions): Promise<ReplayedRecording> {
@@ -110,6 +114,7 @@ export async function replayRecording({
     tokens,
     maxStepsPerRun: 1_000,
     ...(compactor === undefined ? {} : { compactor }),
+    ...(mutators === undefined ? {} : { mutators }),
   });
   if (onTelemetry !== undefined) loop.on('*', onTelemetry);
   loop.start();
