@@ -3,9 +3,11 @@
  * `npx tsx bench/suite/cost-retention-sweep.ts '[{"percent": 60, "targetRatio": 0.4}]'` prints,
  * per setting, the billed tokens under the four price models and what each request kept,
  * measured exactly as section 6 measures them. Sizes are shares of each replay's target, so one
- * setting means the same on every transcript; `--per` adds a line per transcript.
+ * setting means the same on every transcript, except `cap`, a share of the window (new tool
+ * outputs capped with `toolOutputLimit`); `--per` adds a line per transcript.
  */
 import type { Compactor } from '../../src/compaction/index.js';
+import { toolOutputLimit } from '../../src/compaction/index.js';
 import { contextWindowTrigger, createCompactor, extractiveSummarizer } from '../../src/index.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { loadTranscriptFixtures } from '../../test/support/transcripts.js';
@@ -29,6 +31,8 @@ interface Setting {
   readonly clip?: number | false;
   readonly summaryCap?: number;
   readonly keepRecent?: number;
+  /** New tool outputs capped at this share of the window (`toolOutputLimit`). */
+  readonly cap?: number;
 }
 
 function compactorFor(replay: Replay, setting: Setting): Compactor {
@@ -82,6 +86,9 @@ for (const setting of settings) {
       messages: fixtures[index]?.messages ?? [],
       counter,
       compactor: compactorFor(replay, setting),
+      ...(setting.cap === undefined
+        ? {}
+        : { mutators: [toolOutputLimit({ maxTokens: Math.round(replay.window * setting.cap) })] }),
     });
     const one: Bill = { prompt: 0, cached: 0, billed: [], overWindow: 0, breaks: 0 };
     bill({

@@ -1,5 +1,6 @@
 import type { SessionEntry } from '@mariozechner/pi-coding-agent';
-import type { Compactor } from '../../src/compaction/index.js';
+import type { Compactor, LoopMutator } from '../../src/compaction/index.js';
+import { toolOutputLimit } from '../../src/compaction/index.js';
 import {
   contextWindowTrigger,
   createCompactor,
@@ -65,15 +66,18 @@ export async function replayLoop({
   messages,
   counter,
   compactor,
+  mutators,
 }: {
   messages: readonly unknown[];
   counter: TokenCounter;
   compactor?: Compactor;
+  mutators?: readonly LoopMutator[];
 }): Promise<{ requests: (readonly Item[])[]; tools: readonly ToolSpec[] }> {
   const replayed = await replayRecording({
     messages,
     tokens: counter,
     ...(compactor === undefined ? {} : { compactor }),
+    ...(mutators === undefined ? {} : { mutators }),
   });
   const failed = replayed.turns.find((turn) => turn.outcome !== 'completed');
   if (failed !== undefined) throw new Error(`bench: a replayed turn ended ${failed.outcome}`);
@@ -106,12 +110,34 @@ export const COST_LEANING = {
   minSavingsShare: 0.1,
 } as const;
 
+/** The capped setting: the cost-leaning one, with new tool outputs capped at a share of the window. */
+export const OUTPUT_CAP_SHARE = 0.03;
+
+function costLeaningCompactor(replay: Replay): Compactor {
+  const target = replay.line * COST_LEANING.targetRatio;
+  return createCompactor({
+    trigger: trigger(replay, COST_LEANING.targetRatio),
+    backend: extractiveSummarizer(),
+    structural: {
+      pruneToolResults: {
+        protectRecentTokens: Math.round(target * COST_LEANING.protectRecentShare),
+        minSavingsTokens: Math.round(target * COST_LEANING.minSavingsShare),
+      },
+    },
+  });
+}
+
 function strategies(counter: TokenCounter, messagesOf: (name: string) => readonly unknown[]) {
-  const loopkeeper = async (replay: Replay, compactor: Compactor) => {
+  const loopkeeper = async (
+    replay: Replay,
+    compactor: Compactor,
+    mutators?: readonly LoopMutator[],
+  ) => {
     const { requests } = await replayLoop({
       messages: messagesOf(replay.name),
       counter,
       compactor,
+      ...(mutators === undefined ? {} : { mutators }),
     });
     if (requests.length !== replay.requests.length)
       throw new Error('bench: a compacting replay sent a different number of requests');
@@ -196,22 +222,15 @@ function strategies(counter: TokenCounter, messagesOf: (name: string) => readonl
     {
       name: '**loopkeeper** cost-leaning',
       how: `the same with \`targetRatio: ${COST_LEANING.targetRatio}\` and \`structural: {pruneToolResults: {protectRecentTokens: ${COST_LEANING.protectRecentShare} × target, minSavingsTokens: ${COST_LEANING.minSavingsShare} × target}}\`: old outputs masked in batches, placeholders keep their facts`,
-      requests: (replay) => {
-        const target = replay.line * COST_LEANING.targetRatio;
-        return loopkeeper(
-          replay,
-          createCompactor({
-            trigger: trigger(replay, COST_LEANING.targetRatio),
-            backend: extractiveSummarizer(),
-            structural: {
-              pruneToolResults: {
-                protectRecentTokens: Math.round(target * COST_LEANING.protectRecentShare),
-                minSavingsTokens: Math.round(target * COST_LEANING.minSavingsShare),
-              },
-            },
-          }),
-        );
-      },
+      requests: (replay) => loopkeeper(replay, costLeaningCompactor(replay)),
+    },
+    {
+      name: '**loopkeeper** cost-leaning, capped outputs',
+      how: `the cost-leaning setting with \`mutators: [toolOutputLimit({maxTokens: ${OUTPUT_CAP_SHARE} × window})]\`: each new tool output over the cap reaches the model clipped (head, tail, a note naming the facts cut), never whole`,
+      requests: (replay) =>
+        loopkeeper(replay, costLeaningCompactor(replay), [
+          toolOutputLimit({ maxTokens: Math.round(replay.window * OUTPUT_CAP_SHARE) }),
+        ]),
     },
     {
       name: '**loopkeeper** early line',
@@ -483,17 +502,12 @@ export async function costRetentionBench({
     ]);
   }
 
-  const cheapestPeer = Math.min(
-    ...results
-      .filter((result) => !result.name.includes('loopkeeper') && result.name !== 'no management')
-      .map((result) => result.billed[0] ?? Number.POSITIVE_INFINITY),
+  const peers = results.filter(
+    (result) => !result.name.includes('loopkeeper') && result.name !== 'no management',
   );
   const notes = results
     .filter((result) => result.name.includes('loopkeeper'))
-    .map(
-      (result) =>
-        `${result.name.replaceAll('*', '')}: ${formatRatio((result.billed[0] ?? 0) / cheapestPeer)} the billed tokens of the cheapest managed peer (cached 0.1×), keeping ${formatPercent(result.overall)} of the earlier work.`,
-    );
+    .map((result) => `${result.name.replaceAll('*', '')}: ${standing(result, peers)}`);
   const requests = replays.reduce((sum, replay) => sum + replay.requests.length, 0);
   // A request with no message at all is cheap, and the model can do nothing with it.
   const emptyNotes = results
@@ -538,7 +552,7 @@ export async function costRetentionBench({
       notes: [
         ...notes,
         ...emptyNotes,
-        `A floor for any strategy that sends every logged item once, whole, and nothing else besides the instructions and tools (or the smallest cached prefix): ${floor.map(formatCount).join(' / ')} billed under the four price models. "Logged tokens never sent" is the share of the unmanaged session's items that no request of the strategy shows, whole or changed: a strategy can bill less than that floor only by never showing the model some of its own work.`,
+        `A floor for any strategy that sends every logged item once, whole, and nothing else besides the instructions and tools (or the smallest cached prefix): ${floor.map(formatCount).join(' / ')} billed under the four price models. "Logged tokens never sent" is the share of the unmanaged session's items that no request of the strategy shows, whole or changed: a strategy can bill less than that floor only by showing the model some of its own work cut, or not at all.`,
         `A floor for any strategy that also keeps all of the earlier work visible (the goal and every earlier path, error line and identifier, as its first 160 characters, beside each step's new items, cached as though it never changed, with no cache break and no kept item billed): ${keepingFloor.map(formatCount).join(' / ')}.`,
         "pi's row keeps only what pi's cut keeps: its summary is an LLM call, so its retention is a lower bound and its cost leaves out the summary's tokens; loopkeeper's rows include the extractive summary in every request that carries it, and no summarizer call is billed for either.",
         'No management and the AI SDK rows have no token budget: requests over the window would be refused by the provider; they are billed as if they fit.',
@@ -546,4 +560,40 @@ export async function costRetentionBench({
       ],
     },
   };
+}
+
+interface Standing {
+  readonly name: string;
+  readonly billed: readonly number[];
+  readonly overall: number;
+}
+
+/**
+ * Where one loopkeeper row stands against the managed peers under each price model: the price
+ * models under which it bills no more than every peer while keeping more than each, and, for
+ * the others, how far above the cheapest peer it bills.
+ */
+function standing(row: Standing, peers: readonly Standing[]): string {
+  const keepsMore = peers.every((peer) => row.overall > peer.overall);
+  const cheapestAt = (position: number) =>
+    peers.reduce((best, peer) =>
+      (peer.billed[position] ?? Infinity) < (best.billed[position] ?? Infinity) ? peer : best,
+    );
+  const wins: string[] = [];
+  const losses: string[] = [];
+  PRICE_MODELS.forEach((price, position) => {
+    const cheapest = cheapestAt(position);
+    const ratio = (row.billed[position] ?? 0) / (cheapest.billed[position] ?? 1);
+    if (ratio <= 1) wins.push(`"${price.name}"`);
+    else
+      losses.push(`${formatRatio(ratio)} ${cheapest.name.replaceAll('*', '')} under ${price.name}`);
+  });
+  const kept = `keeps ${formatPercent(row.overall)} of the earlier work${keepsMore ? ', more than every peer' : ''}`;
+  if (losses.length === 0)
+    return `${kept}, and bills no more than every managed peer under all four price models.`;
+  const where =
+    wins.length === 0
+      ? 'bills more than the cheapest managed peer under every price model'
+      : `bills no more than every managed peer under the ${wins.join(' and ')} price models`;
+  return `${kept}; ${where} (${losses.join('; ')}).`;
 }
