@@ -22,7 +22,8 @@ export function costRetentionSvg({
   readonly points: readonly CostPoint[];
   readonly title: string;
 }): string {
-  const width = 860;
+  // Room right of the plot for the legend, whose longest name is about 45 characters.
+  const width = 920;
   const height = 440;
   const plot = { left: 70, top: 40, right: 600, bottom: 380 };
   const maxCost = Math.max(1, ...points.map((point) => point.cost)) * 1.05;
