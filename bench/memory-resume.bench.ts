@@ -15,13 +15,14 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+const HOME = resolve(import.meta.dirname, '..');
 const { values } = await import('node:util').then(({ parseArgs }) =>
   parseArgs({
     options: {
-      root: { type: 'string', default: resolve(import.meta.dirname, '..') },
+      root: { type: 'string', default: HOME },
       loops: { type: 'string', default: '1000' },
       samples: { type: 'string', default: '5' },
       items: { type: 'string', default: '100000' },
@@ -29,6 +30,9 @@ const { values } = await import('node:util').then(({ parseArgs }) =>
   }),
 );
 const root = resolve(values.root);
+// Where the figures came from, without the machine's own paths: this checkout, or the other one
+// relative to it.
+const checkout = root === HOME ? 'this one' : `\`${relative(HOME, root) || root}\``;
 const LOOPS = Number(values.loops);
 const SAMPLES = Number(values.samples);
 const ITEMS = Number(values.items);
@@ -156,7 +160,7 @@ try {
 
 console.log(`## Memory of idle loops and resume of a long log
 
-Checkout: \`${root}\`; Node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown'}).
+Checkout: ${checkout}; Node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown'}).
 
 Each row is one fresh \`node --expose-gc\` process importing \`dist/\`; figures after three GCs.
 
