@@ -10,20 +10,20 @@ import {
   validateTranscript,
 } from 'loopkeeper';
 import { toolOutputLimit } from 'loopkeeper/compaction';
-import { type FakeOpenAIServer, startFakeOpenAIServer } from 'loopkeeper/testing';
 import type { TokenCounter } from 'loopkeeper/tokens';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readSession, recordTelemetry, sharedTokenCounter } from '../support/loop-harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  fakeServerPerTest,
+  readSession,
+  recordTelemetry,
+  sharedTokenCounter,
+} from '../support/loop-harness.js';
 
 let tokens: TokenCounter;
-let server: FakeOpenAIServer | undefined;
 beforeAll(async () => {
   tokens = await sharedTokenCounter();
 });
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const startServer = fakeServerPerTest();
 
 const bigOutput = [
   '$ pytest tests/test_fields.py',
@@ -117,7 +117,7 @@ describe('toolOutputLimit', () => {
   });
 
   it('in the loop: the model reads the clipped copy, the log keeps the whole output', async () => {
-    server = await startFakeOpenAIServer({
+    const server = await startServer({
       replies: [
         {
           toolCalls: [

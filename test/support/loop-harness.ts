@@ -5,7 +5,13 @@ import {
   type SessionStore,
   type TelemetryEvent,
 } from 'loopkeeper';
+import {
+  type FakeOpenAIServer,
+  type FakeOpenAIServerOptions,
+  startFakeOpenAIServer,
+} from 'loopkeeper/testing';
 import type { TokenCounter } from 'loopkeeper/tokens';
+import { afterEach } from 'vitest';
 
 let counter: Promise<TokenCounter> | undefined;
 
@@ -13,6 +19,24 @@ let counter: Promise<TokenCounter> | undefined;
 export function sharedTokenCounter(): Promise<TokenCounter> {
   counter ??= createTokenCounter({ encoding: 'o200k_base' });
   return counter;
+}
+
+/**
+ * Starts fake OpenAI servers for the tests of the calling file and closes each one after its
+ * test, so a failing assertion cannot leave a server listening.
+ */
+export function fakeServerPerTest(): (
+  options: FakeOpenAIServerOptions,
+) => Promise<FakeOpenAIServer> {
+  const open: FakeOpenAIServer[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((server) => server.close()));
+  });
+  return async (options) => {
+    const server = await startFakeOpenAIServer(options);
+    open.push(server);
+    return server;
+  };
 }
 
 /** Records every telemetry event a loop emits, in order. */
