@@ -10,9 +10,10 @@ import { abortRunActor, finishRunActor } from './actors/finish-run.js';
 import { LOOP_ACTOR_CONTEXT, type LoopActorContext } from './actors/loop-actor-context.js';
 import { runMutatorActor } from './actors/run-mutator.js';
 import { runToolsActor } from './actors/run-tools.js';
+import { CompactionFloor } from './compaction-floor.js';
 import { PromptOverhead } from './prompt-overhead.js';
 
-export type LoopActorsOptions = Omit<LoopActorContext, 'specs' | 'overhead'>;
+export type LoopActorsOptions = Omit<LoopActorContext, 'specs' | 'overhead' | 'floor'>;
 
 /** The loop machine with its actors provided, as every loop's logic is. */
 export type LoopMachine = ReturnType<typeof agentLoopMachine.provide>;
@@ -45,10 +46,18 @@ function loopMachine(): LoopMachine {
   return sharedMachine;
 }
 
-/** What the actors of one loop share: its options, plus the tool specs and overhead, computed once. */
+/**
+ * What the actors of one loop share: its options, plus the tool specs and overhead, computed
+ * once, and the loop's compaction floor.
+ */
 export function createLoopActorContext(options: LoopActorsOptions): LoopActorContext {
   const specs = toolSpecs(options.tools);
-  return { ...options, specs, overhead: new PromptOverhead(options.instructions, specs) };
+  return {
+    ...options,
+    specs,
+    overhead: new PromptOverhead(options.instructions, specs),
+    floor: new CompactionFloor(),
+  };
 }
 
 /**

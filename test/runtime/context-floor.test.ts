@@ -1,7 +1,9 @@
 import {
+  type CompactionBackend,
   contextWindowTrigger,
   createAgentLoop,
   createCompactor,
+  defineTool,
   extractiveSummarizer,
   runTurn,
 } from 'loopkeeper';
@@ -75,5 +77,79 @@ describe('a floor larger than the line', () => {
     expect(refused.error?.code).toBe('context_overflow');
     loop.stop();
     small.loop.stop();
+  });
+
+  describe('a turn over the line but within the window is not compacted on every step', () => {
+    /** A loop whose turns take `steps` tool calls with ~`outputWords`-word outputs each. */
+    function toolLoop(steps: number, outputWords: number) {
+      let summaries = 0;
+      const counted = extractiveSummarizer();
+      const backend: CompactionBackend = {
+        ...counted,
+        summarize(request) {
+          summaries += 1;
+          return counted.summarize(request);
+        },
+      };
+      let answer = 0;
+      const model = new ScriptedModel({
+        tokens,
+        script: () => {
+          answer += 1;
+          return answer % (steps + 1) === 0
+            ? { text: 'Done.' }
+            : { toolCalls: [{ id: `c${answer}`, name: 'ls', arguments: '{}' }] };
+        },
+      });
+      const ls = defineTool({
+        name: 'ls',
+        description: 'Lists files.',
+        parameters: { type: 'object' },
+        execute: () => 'src/a.py '.repeat(outputWords),
+      });
+      const loop = createAgentLoop({
+        model,
+        tokens,
+        tools: [ls],
+        compactor: createCompactor({
+          // A line of 2,400 tokens, within an 8k window.
+          trigger: contextWindowTrigger({ window: 8_000, percent: 30 }),
+          backend,
+        }),
+      });
+      const events = recordTelemetry(loop);
+      loop.start();
+      return { loop, events, summaries: () => summaries };
+    }
+    const big = [
+      { type: 'text' as const, text: `Describe this. ${'context '.repeat(3_000)}` },
+      { type: 'image' as const, url: 'https://example.invalid/cat.png' },
+    ];
+    const compactions = (events: ReturnType<typeof recordTelemetry>) =>
+      events.filter((event) => event.type === 'CompactionStarted').length;
+
+    it('compacts once, then holds while the turn grows by less than the hysteresis gap', async () => {
+      const { loop, events, summaries } = toolLoop(3, 30);
+      const finished = await runTurn(loop, big);
+      expect(finished).toMatchObject({ outcome: 'completed', steps: 4 });
+      // Without the floor every one of the 4 steps (and the turn's end) compacted again.
+      expect(compactions(events)).toBe(1);
+      expect(summaries()).toBeLessThanOrEqual(1);
+      loop.stop();
+    });
+
+    it('compacts again once the turn has grown by the gap, and a new run starts afresh', async () => {
+      const { loop, events } = toolLoop(12, 150);
+      const finished = await runTurn(loop, big);
+      expect(finished.outcome).toBe('completed');
+      const inTurn = compactions(events);
+      expect(inTurn).toBeGreaterThan(1);
+      expect(inTurn).toBeLessThan(finished.steps);
+      // The next turn can fold the big one into the summary: it compacts at its first check.
+      const next = await runTurn(loop, 'Now something short.');
+      expect(next.outcome).toBe('completed');
+      expect(compactions(events)).toBeGreaterThan(inTurn);
+      loop.stop();
+    });
   });
 });

@@ -9,7 +9,7 @@ import { withTypedFailures } from './typed-failure.js';
 
 /** The tiered compaction; a result that breaks the protocol is reported, never logged. */
 export const compactActor = loopActor<CompactOutput, CompactionStepInput>(
-  async ({ session, compactor, overhead }, { input, signal, self }) => {
+  async ({ session, compactor, overhead, floor }, { input, signal, self }) => {
     if (compactor === undefined) throw new MutatorError('No compactor is configured');
     const tokens = await session.tokens();
     const previous = session.items;
@@ -63,6 +63,7 @@ export const compactActor = loopActor<CompactOutput, CompactionStepInput>(
     // A reactive compaction must make the request smaller, whatever our own trigger thinks.
     const reduced = outcome.tokensAfter < outcome.tokensBefore;
     const effective = outcome.effective && (input.reason === 'threshold' || reduced);
+    if (effective) floor.clear();
     return { status: effective ? 'effective' : 'ineffective', changed, ...base };
   },
 );

@@ -2,6 +2,7 @@ import type {
   CompactionStepInput,
   EmergencyPruneOutput,
 } from '../../../machines/agent-loop.types.js';
+import type { CompactionBudget } from '../../compaction/types.js';
 import { CompactionError } from '../../errors/compaction-error.js';
 import { MutatorError } from '../../errors/mutator-error.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
@@ -27,7 +28,7 @@ function floorDetail(metadata: Readonly<Record<string, unknown>>, tokensAfter: n
 
 /** The deterministic last resort after a failed or ineffective compaction. */
 export const emergencyPruneActor = loopActor<EmergencyPruneOutput, CompactionStepInput>(
-  async ({ session, compactor, overhead }, { input, signal }) => {
+  async ({ session, compactor, overhead, floor }, { input, signal }) => {
     if (compactor === undefined) throw new MutatorError('No compactor is configured');
     const tokens = await session.tokens();
     const previous = session.items;
@@ -70,7 +71,20 @@ export const emergencyPruneActor = loopActor<EmergencyPruneOutput, CompactionSte
     // After a provider refusal, an unchanged transcript would only be refused again.
     const reduced = outcome.tokensAfter < outcome.tokensBefore;
     const fits = outcome.fits && (input.reason === 'threshold' || reduced);
-    if (fits) return { status: 'fits', changed, ...base };
+    if (fits) {
+      // Over the line but within the window: the next steps hold until the transcript grows.
+      const budget = outcome.metadata['budget'] as CompactionBudget | undefined;
+      if (budget !== undefined && outcome.tokensAfter > budget.maxTokens) {
+        floor.set({
+          runId: input.runId,
+          estimate: session.estimateTokens(tokens),
+          itemsTokens: outcome.tokensAfter,
+        });
+      } else {
+        floor.clear();
+      }
+      return { status: 'fits', changed, ...base };
+    }
     return {
       status: 'too_large',
       changed,

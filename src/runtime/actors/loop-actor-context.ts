@@ -8,6 +8,7 @@ import { buildReplacementView } from '../../log/replacement-view.js';
 import type { ModelAdapter, ToolSpec } from '../../model/types.js';
 import type { AnyToolDefinition } from '../../tools/types.js';
 import type { Item } from '../../transcript/types.js';
+import type { CompactionFloor } from '../compaction-floor.js';
 import type { LoopSession } from '../loop-session.js';
 import type { PromptOverhead } from '../prompt-overhead.js';
 
@@ -24,6 +25,8 @@ export interface LoopActorContext {
   readonly specs: readonly ToolSpec[];
   /** Tokens of a request outside its items, for budget checks between usage reports. */
   readonly overhead: PromptOverhead;
+  /** What the last emergency prune left above the line, so the next steps do not redo it. */
+  readonly floor: CompactionFloor;
 }
 
 /**
