@@ -1,6 +1,7 @@
 import {
   type AgentLoopActor,
   type CompactionBackend,
+  contextWindowTrigger,
   createAgentLoop,
   createCompactor,
   defineTool,
@@ -147,7 +148,15 @@ export async function runSessionPlan({
     model,
     tools: [work],
     compactor: createCompactor({
-      trigger: tokenBudgetTrigger({ maxTokens: 700, targetRatio: 0.5 }),
+      // A line of 700 tokens: the whole limit, or under a window of 1,400 or 2,500.
+      trigger:
+        plan.window === null
+          ? tokenBudgetTrigger({ maxTokens: 700, targetRatio: 0.5 })
+          : contextWindowTrigger({
+              window: plan.window,
+              percent: (700 / plan.window) * 100,
+              targetRatio: 0.5,
+            }),
       backend,
       structural: { pruneToolResults: { protectRecentTokens: 100, minSavingsTokens: 20 } },
       summary: { keepRecentTokens: 150 },

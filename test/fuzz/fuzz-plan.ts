@@ -31,6 +31,12 @@ export interface SessionPlan {
   /** Taken in order by every summarizer call; once empty the summarizer succeeds. */
   readonly summaries: readonly PlannedSummary[];
   readonly maxConsecutiveCompactions: number;
+  /**
+   * The context window above the 700-token line, or null for a line that is the limit
+   * (`tokenBudgetTrigger`). With a window the emergency prune may let a turn over the line
+   * through, and the loop's compaction floor holds the next checks.
+   */
+  readonly window: 1_400 | 2_500 | null;
   /** Appends to the store (counted from 1 over the session) that fail, as on a full disk. */
   readonly failingAppends: readonly number[];
 }
@@ -83,6 +89,7 @@ export const sessionPlan: fc.Arbitrary<SessionPlan> = fc.record({
   answers: fc.array(answer, { minLength: 4, maxLength: 30 }),
   summaries: fc.array(summary, { maxLength: 6 }),
   maxConsecutiveCompactions: fc.integer({ min: 0, max: 3 }),
+  window: fc.constantFrom<SessionPlan['window']>(null, null, 1_400, 2_500),
   failingAppends: fc.oneof(
     { arbitrary: fc.constant([]), weight: 3 },
     { arbitrary: fc.uniqueArray(fc.integer({ min: 1, max: 40 }), { maxLength: 3 }), weight: 1 },
