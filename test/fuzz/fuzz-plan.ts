@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import type { UserContentPart } from 'loopkeeper/transcript';
 
 /** What one planned tool call does when it runs. */
 export type ToolMode = 'ok' | 'big' | 'throw' | 'slow' | 'abort';
@@ -25,7 +26,8 @@ export type PlannedSummary = 'ok' | 'error' | 'empty' | 'sectionless' | 'timeout
 
 /** A whole session: messages sent one after another, with the model's and summarizer's answers queued. */
 export interface SessionPlan {
-  readonly messages: readonly string[];
+  /** Text, or text with an image: a request compaction cannot cut, up to twice the line. */
+  readonly messages: readonly (string | readonly UserContentPart[])[];
   /** Taken in order by every model request of the session; once empty the model answers with text. */
   readonly answers: readonly PlannedAnswer[];
   /** Taken in order by every summarizer call; once empty the summarizer succeeds. */
@@ -83,6 +85,10 @@ export const sessionPlan: fc.Arbitrary<SessionPlan> = fc.record({
     fc.oneof(
       fc.string({ maxLength: 30 }),
       fc.integer({ min: 1, max: 200 }).map((words) => `Please ${'consider '.repeat(words)}`),
+      fc.integer({ min: 300, max: 1_400 }).map((words): readonly UserContentPart[] => [
+        { type: 'text', text: `Look at this. ${'consider '.repeat(words)}` },
+        { type: 'image', url: 'https://example.invalid/screen.png' },
+      ]),
     ),
     { minLength: 2, maxLength: 7 },
   ),
