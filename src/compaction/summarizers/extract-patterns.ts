@@ -60,13 +60,17 @@ export function looksLikeError(line: string): boolean {
   return errorLinePatterns.some((pattern) => pattern.test(line));
 }
 
-const identifierPatterns: readonly RegExp[] = [
+/**
+ * Each pattern with a character every match of it holds, so a text without that character is
+ * not scanned at all: an output rarely lacks digits, but most lack an `@`.
+ */
+const identifierPatterns: readonly { readonly pattern: RegExp; readonly needs?: string }[] = [
   // Letters and digits mixed: reservation, order and payment ids, flight numbers, hashes.
-  /\b(?=[A-Za-z_-]*\d)(?=[\d_-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_-]{3,}\b/g,
-  /\b\d{4}-\d{2}-\d{2}\b/g,
-  /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g,
+  { pattern: /\b(?=[A-Za-z_-]*\d)(?=[\d_-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_-]{3,}\b/g },
+  { pattern: /\b\d{4}-\d{2}-\d{2}\b/g, needs: '-' },
+  { pattern: /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g, needs: '@' },
   // Numeric constants of four digits or more.
-  /(?<![\w.-])\d{4,}(?:\.\d+)?(?![\w-])/g,
+  { pattern: /(?<![\w.-])\d{4,}(?:\.\d+)?(?![\w-])/g },
 ];
 
 /**
@@ -76,7 +80,8 @@ const identifierPatterns: readonly RegExp[] = [
  */
 export function findIdentifiers(text: string): string[] {
   const found: { index: number; value: string }[] = [];
-  for (const pattern of identifierPatterns) {
+  for (const { pattern, needs } of identifierPatterns) {
+    if (needs !== undefined && !text.includes(needs)) continue;
     for (const match of text.matchAll(pattern)) found.push({ index: match.index, value: match[0] });
   }
   found.sort((left, right) => left.index - right.index);
