@@ -9,12 +9,17 @@ import { validateTranscript } from '../../transcript/validate-transcript.js';
 import { loopActor, recordReplacement } from './loop-actor-context.js';
 import { withTypedFailures } from './typed-failure.js';
 
+/** The budget the prune worked to, as the compactor records it in the outcome's metadata. */
+function budgetOf(metadata: Readonly<Record<string, unknown>>): CompactionBudget | undefined {
+  return metadata['budget'] as CompactionBudget | undefined;
+}
+
 /**
  * Says which part of what every request must hold (the latest turn and the summary of earlier
  * work, besides the instructions and tool schemas) is too large for the budget, in tokens.
  */
 function floorDetail(metadata: Readonly<Record<string, unknown>>, tokensAfter: number): string {
-  const budget = metadata['budget'] as { maxTokens?: number; limitTokens?: number } | undefined;
+  const budget = budgetOf(metadata);
   const facts = metadata['emergency'] as { latestTurnTokens?: number } | undefined;
   const limit = budget?.limitTokens ?? budget?.maxTokens ?? 0;
   const latest = facts?.latestTurnTokens ?? 0;
@@ -73,7 +78,7 @@ export const emergencyPruneActor = loopActor<EmergencyPruneOutput, CompactionSte
     const fits = outcome.fits && (input.reason === 'threshold' || reduced);
     if (fits) {
       // Over the line but within the window: the next steps hold until the transcript grows.
-      const budget = outcome.metadata['budget'] as CompactionBudget | undefined;
+      const budget = budgetOf(outcome.metadata);
       if (budget !== undefined && outcome.tokensAfter > budget.maxTokens) {
         floor.set({
           runId: input.runId,
