@@ -38,6 +38,11 @@ export interface ExecuteToolCallsOptions {
   readonly defaultTimeoutMs?: number;
   readonly onCallStarted?: (info: ToolCallStartedInfo) => void;
   readonly onCallFinished?: (info: ToolCallFinishedInfo) => void;
+  /**
+   * Each call's result as soon as that call settles (completion order), after its
+   * `onCallFinished`: a caller can record a finished call before slower ones are done.
+   */
+  readonly onResult?: (result: ToolResultItem) => void;
   /** Receives what a throwing `onCallStarted` / `onCallFinished` threw; execution goes on. */
   readonly onCallbackError?: (error: unknown) => void;
   /** Id for each result item. */
@@ -85,6 +90,7 @@ export async function executeToolCalls({
   defaultTimeoutMs = 60_000,
   onCallStarted,
   onCallFinished,
+  onResult,
   onCallbackError = (error) => console.error('loopkeeper: a tool call callback threw', error),
   createId = () => createItemId(),
 }: ExecuteToolCallsOptions): Promise<ToolResultItem[]> {
@@ -102,8 +108,10 @@ export async function executeToolCalls({
       onCallbackError(error);
     }
   };
-  const outcomes = await Promise.all(
-    calls.map(async (call): Promise<CallOutcome> => {
+  // Ids are made in call order, not completion order, so sequential id schemes follow the transcript.
+  const ids = calls.map(() => createId());
+  return Promise.all(
+    calls.map(async (call, index): Promise<ToolResultItem> => {
       const identity = { callId: call.id, toolName: call.name };
       const startedAt = performance.now();
       notify(onCallStarted, identity);
@@ -114,21 +122,18 @@ export async function executeToolCalls({
         durationMs: performance.now() - startedAt,
         outputLength: outcome.content.length,
       });
-      return outcome;
+      const result: ToolResultItem = {
+        kind: 'toolResult',
+        id: ids[index] as string,
+        callId: call.id,
+        toolName: call.name,
+        content: outcome.content,
+        isError: outcome.isError,
+      };
+      notify(onResult, result);
+      return result;
     }),
   );
-  // Ids are made in call order, not completion order, so sequential id schemes follow the transcript.
-  return calls.map((call, index) => {
-    const outcome = outcomes[index] as CallOutcome;
-    return {
-      kind: 'toolResult',
-      id: createId(),
-      callId: call.id,
-      toolName: call.name,
-      content: outcome.content,
-      isError: outcome.isError,
-    };
-  });
 }
 
 /**
