@@ -83,10 +83,10 @@ function rootExportNames(): string[] {
 }
 
 describe('the package entry points', () => {
-  it('the root entry stays small: what a host needs to embed the loop, at most 62 names', () => {
+  it('the root entry stays small: what a host needs to embed the loop, at most 66 names', () => {
     const names = rootExportNames();
     expect(new Set(names).size).toBe(names.length);
-    expect(names.length).toBeLessThanOrEqual(62);
+    expect(names.length).toBeLessThanOrEqual(66);
     // Every runtime value the root exports is one of the names listed there.
     expect(Object.keys(loopkeeper).every((name) => names.includes(name))).toBe(true);
   });

@@ -15,6 +15,7 @@ import type { ModelErrorKind } from './model-error.js';
  */
 export const ERROR_CODES = {
   AbortedError: ['aborted'],
+  ApprovalError: ['approval_not_pending', 'approval_already_decided', 'approval_invalid'],
   CompactionError: [
     'compaction',
     'budget_not_met',
@@ -88,6 +89,7 @@ export const ERROR_CODES = {
 type CodesOf<Name extends keyof typeof ERROR_CODES> = (typeof ERROR_CODES)[Name][number];
 
 export type AbortedErrorCode = CodesOf<'AbortedError'>;
+export type ApprovalErrorCode = CodesOf<'ApprovalError'>;
 export type CompactionErrorCode = CodesOf<'CompactionError'>;
 export type ConcurrencyErrorCode = CodesOf<'ConcurrencyError'>;
 export type ConfigErrorCode = CodesOf<'ConfigError'>;

@@ -18,6 +18,8 @@ export interface SerializedError {
 
 export interface RunStarted extends TelemetryBase {
   readonly type: 'RunStarted';
+  /** True when the run was continued from the log after its process stopped. */
+  readonly resumed?: boolean;
 }
 export interface InferenceStarted extends TelemetryBase {
   readonly type: 'InferenceStarted';
@@ -99,6 +101,34 @@ export interface EmergencyPruneApplied extends TelemetryBase {
   readonly tokensAfter: number;
   readonly fits: boolean;
 }
+/** A tool call that waits for a person's decision. */
+export interface PendingApproval {
+  readonly callId: string;
+  readonly toolName: string;
+  /** The arguments as the model wrote them (a JSON string): what runs if approved. */
+  readonly arguments: string;
+  /** `sha256:<hex>` of `arguments`; the call runs only while its arguments still match it. */
+  readonly argumentsHash: string;
+}
+
+/**
+ * The run paused: `calls` wait for a decision (`tool.approval`). Emitted each time a run enters
+ * the wait, also when a resumed run finds itself waiting.
+ */
+export interface ApprovalRequested extends TelemetryBase {
+  readonly type: 'ApprovalRequested';
+  readonly calls: readonly PendingApproval[];
+}
+
+/** A decision was recorded in the log; the run goes on once every pending call has one. */
+export interface ApprovalDecided extends TelemetryBase {
+  readonly type: 'ApprovalDecided';
+  readonly callId: string;
+  readonly toolName: string;
+  readonly approved: boolean;
+  readonly reason?: string;
+}
+
 export interface RunFinished extends TelemetryBase {
   readonly type: 'RunFinished';
   readonly outcome: RunOutcome;
@@ -123,6 +153,8 @@ export type TelemetryEvent =
   | InferenceDelta
   | InferenceFinished
   | InferenceFailed
+  | ApprovalRequested
+  | ApprovalDecided
   | ToolCallStarted
   | ToolCallFinished
   | MutationStarted
@@ -156,6 +188,8 @@ export const TELEMETRY_EVENT_TYPES = [
   'InferenceDelta',
   'InferenceFinished',
   'InferenceFailed',
+  'ApprovalRequested',
+  'ApprovalDecided',
   'ToolCallStarted',
   'ToolCallFinished',
   'MutationStarted',

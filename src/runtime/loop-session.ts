@@ -14,12 +14,22 @@ import { applyCheckedLogEvent } from './checked-log-event.js';
 import { closingEvents, interruptedRunFinished } from './closing-events.js';
 import { guardedTokenCounter } from './guarded-token-counter.js';
 import { ProtocolTracker } from './protocol-tracker.js';
+import { RunProgress, type UnfinishedRun } from './run-progress.js';
+
+/**
+ * What opening a session does with a run a crash left unfinished: `resume` keeps it open so the
+ * loop continues it in place (`openAgentLoop`), `fail` closes it as failed with code
+ * `interrupted` and answers its open tool calls.
+ */
+export type InterruptedRunPolicy = 'resume' | 'fail';
 
 export interface LoopSessionOptions {
   readonly store: SessionStore;
   readonly sessionId: string;
   readonly tokens?: TokenCounter | Promise<TokenCounter>;
   readonly encoding?: TokenEncoding;
+  /** Default `fail`: a session opened without a loop that resumes runs closes them. */
+  readonly interrupted?: InterruptedRunPolicy;
 }
 
 /**
@@ -41,11 +51,14 @@ export class LoopSession {
   readonly store: SessionStore;
   #projection = new SessionProjection();
   #tracker = new ProtocolTracker();
+  #progress = new RunProgress();
+  readonly #interrupted: InterruptedRunPolicy;
   #tokens: Promise<TokenCounter>;
   #counter: TokenCounter | undefined;
   #opened: Promise<void> | undefined;
   #writes: Promise<unknown> = Promise.resolve();
   #activeRunId: string | null = null;
+  #resumed: UnfinishedRun | null = null;
   /** Runs of this loop whose `run-started` is in the log and whose `run-finished` is not yet. */
   readonly #loggedRuns = new Set<string>();
   #unclosedRun: { runId: string; finished: NewSessionEvent; openCallMessage: string } | undefined;
@@ -54,8 +67,15 @@ export class LoopSession {
   #countedEpoch = -1;
   #runs = 0;
 
-  constructor({ store, sessionId, tokens, encoding = 'o200k_base' }: LoopSessionOptions) {
+  constructor({
+    store,
+    sessionId,
+    tokens,
+    encoding = 'o200k_base',
+    interrupted = 'fail',
+  }: LoopSessionOptions) {
     this.store = store;
+    this.#interrupted = interrupted;
     this.sessionId = sessionId;
     // Loaded lazily: the encoding costs ~0.5 s and tens of MB, so only a running loop pays for it.
     this.#tokens =
@@ -98,6 +118,24 @@ export class LoopSession {
     return this.#tracker.pendingCalls;
   }
 
+  /** What the log says about the run in progress: started calls, approvals, decisions. */
+  get progress(): RunProgress {
+    return this.#progress;
+  }
+
+  /**
+   * The run a crash left unfinished, when the session was opened with `interrupted: 'resume'`
+   * and no loop has taken it up yet; null otherwise.
+   */
+  get unfinishedRun(): UnfinishedRun | null {
+    return this.#progress.unfinishedRun;
+  }
+
+  /** The run this loop took up from the log (`resumeRun`), or null when it took up none. */
+  get resumedRun(): UnfinishedRun | null {
+    return this.#resumed;
+  }
+
   hasSeenCallId(id: string): boolean {
     return this.#tracker.hasSeenCallId(id);
   }
@@ -123,6 +161,7 @@ export class LoopSession {
     this.#opened = undefined;
     this.#projection = new SessionProjection();
     this.#tracker = new ProtocolTracker();
+    this.#progress = new RunProgress();
     this.#runs = 0;
     this.#countedEpoch = -1;
   }
@@ -134,7 +173,8 @@ export class LoopSession {
       if (event.type === 'run-started') openRun = event.runId;
       else if (event.type === 'run-finished') openRun = null;
     }
-    if (openRun !== null) await this.#recoverInterruptedRun(openRun);
+    if (openRun !== null && this.#interrupted === 'fail')
+      await this.#recoverInterruptedRun(openRun);
   }
 
   /** Applies an event read from the log (on open, or catching up), checked against the protocol. */
@@ -146,6 +186,7 @@ export class LoopSession {
       tracker: this.#tracker,
       sessionId,
     });
+    this.#progress.observe(event);
     if (event.type === 'run-started') this.#runs += 1;
   }
 
@@ -167,6 +208,19 @@ export class LoopSession {
 
   beginRun(runId: string): void {
     this.#activeRunId = runId;
+  }
+
+  /**
+   * Takes up a run the log shows unfinished, so this loop appends to it and closes it. Returns
+   * false when the log's unfinished run is another one (or none): nothing to resume.
+   */
+  resumeRun(runId: string): boolean {
+    const unfinished = this.#progress.unfinishedRun;
+    if (unfinished?.runId !== runId) return false;
+    this.#resumed = unfinished;
+    this.#activeRunId = runId;
+    this.#loggedRuns.add(runId);
+    return true;
   }
 
   /**
@@ -312,6 +366,7 @@ export class LoopSession {
     const epochBefore = this.#projection.replacements;
     for (const event of written) {
       this.#projection.apply(event);
+      this.#progress.observe(event);
       if (event.type === 'run-started') {
         this.#runs += 1;
         this.#loggedRuns.add(event.runId);

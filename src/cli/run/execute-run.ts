@@ -2,10 +2,10 @@ import { realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from '../../errors/config-error.js';
 import { LoopkeeperError } from '../../errors/loopkeeper-error.js';
-import type { RunFinished } from '../../events/telemetry-events.js';
 import { FileSessionStore } from '../../log/file-store.js';
 import { openAIChatModel } from '../../model/openai-chat-model.js';
 import { type AgentLoopActor, createAgentLoop } from '../../runtime/create-agent-loop.js';
+import type { TurnResult } from '../../runtime/run-turn.js';
 import { runTurn } from '../../runtime/run-turn.js';
 import { createTelemetryHub } from '../../runtime/telemetry-hub.js';
 import { type CommandContext, EXIT_FAILURE, EXIT_OK } from '../command.js';
@@ -85,7 +85,7 @@ export async function executeRun(settings: RunSettings, context: CommandContext)
     const interrupt = () => loop.send({ type: 'abort' });
     process.once('SIGINT', interrupt);
     loop.start();
-    let finished: RunFinished;
+    let finished: TurnResult;
     try {
       finished = await runTurn(loop, settings.task);
     } finally {
