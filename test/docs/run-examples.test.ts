@@ -12,6 +12,7 @@ const offlineExamples = [
   'readme-child-actor',
   'inspect-function',
   'scripted-tool-turn',
+  'durable-approval',
 ];
 
 afterEach(() => {
@@ -44,6 +45,9 @@ describe('docs/examples', () => {
       expect(printed).toContain('chat-bob: completed in 1 step(s)');
     }
     if (name === 'readme-file-store') expect(printed).toContain('2 items restored');
+    if (name === 'durable-approval') {
+      expect(printed).toEqual(['approve deploy {"service":"web"}?', 'completed Deployed.']);
+    }
     if (name === 'readme-strategies') expect(printed.at(-1)).toMatch(/^\d+ -> \d+ $/);
     if (name === 'scripted-tool-turn') {
       expect(printed).toEqual([
