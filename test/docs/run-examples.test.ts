@@ -13,6 +13,7 @@ const offlineExamples = [
   'inspect-function',
   'scripted-tool-turn',
   'durable-approval',
+  'readme-approval',
 ];
 
 afterEach(() => {
@@ -45,6 +46,13 @@ describe('docs/examples', () => {
       expect(printed).toContain('chat-bob: completed in 1 step(s)');
     }
     if (name === 'readme-file-store') expect(printed).toContain('2 items restored');
+    if (name === 'readme-approval') {
+      expect(printed).toEqual([
+        'awaiting_approval {"order":"1234"}',
+        'refund',
+        'completed The refund is done.',
+      ]);
+    }
     if (name === 'durable-approval') {
       expect(printed).toEqual(['approve deploy {"service":"web"}?', 'completed Deployed.']);
     }
