@@ -135,7 +135,7 @@ describe('tool approval through the loop (real SDK, fake server)', () => {
       'approval-requested',
       'approval-decided',
       'tool-calls-started',
-      'items-appended',
+      // Both results in one append: the calls finished while the first append waited.
       'items-appended',
       'usage-reported',
       'items-appended',
