@@ -8,6 +8,7 @@ import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
 import { runDurableTurn } from './durable-turn.js';
+import { type LoopObjectLimits, resolveLimits } from './limits.js';
 import type {
   DurableTurnResult,
   LoopObjectLoopOptions,
@@ -16,6 +17,7 @@ import type {
   TelemetryPageInput,
 } from './loop-object-types.js';
 import { parseSendInput, parseTelemetryPageInput } from './parse-input.js';
+import { admitMessage } from './send-admission.js';
 import { stateKeys } from './state-keys.js';
 import { readStoredEvents } from './state-store.js';
 import type { TelemetryRecord } from './telemetry-recorder.js';
@@ -41,8 +43,14 @@ export interface LoopObjectOptions<Name extends string = typeof LOOP_OBJECT_NAME
   readonly name?: Name;
   /** The loop for one session: model, tools, instructions, compactor, limits. */
   readonly loop: (options: { readonly sessionId: string }) => LoopObjectLoopOptions;
-  /** Restate's own options for the object (timeouts, retry policy, retention). */
+  /**
+   * Restate's own options for the object (timeouts, retry policy, retention). Lazy state is on
+   * unless you set `enableLazyState: false`: a handler then reads only the keys it needs, not
+   * the session's whole state.
+   */
   readonly restate?: restate.ObjectOptions;
+  /** Size limits per session (defaults: 4 MiB per entry, 16 MiB per log); see docs/distributed.md. */
+  readonly limits?: LoopObjectLimits;
 }
 
 /**
@@ -76,7 +84,9 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
   name = LOOP_OBJECT_NAME as Name,
   loop,
   restate: objectOptions,
+  limits: limitOptions,
 }: LoopObjectOptions<Name>) {
+  const limits = resolveLimits(limitOptions);
   // Loaded once per worker: the encoding costs ~0.5 s and every invocation rebuilds a loop.
   let tokens: Promise<TokenCounter> | undefined;
   const loadTokens = (encoding: LoopObjectLoopOptions['encoding']) => {
@@ -101,10 +111,13 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
         const runId = message.runId ?? `${sessionId}:run-${context.rand.uuidv4()}`;
         const recorded = await context.get<DurableTurnResult>(stateKeys.run(runId));
         if (recorded !== null) return recorded;
+        const head = await admitMessage({ context, content: message.content, limits });
         const loopOptions = terminalOnError(() => loop({ sessionId }));
         context.set(stateKeys.activeInvocation, context.request().id);
         const result = await runDurableTurn({
           context,
+          head,
+          limits,
           loopOptions,
           tokens: loopOptions.tokens ?? (await loadTokens(loopOptions.encoding)),
           content: message.content,
@@ -143,7 +156,7 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
 
       history: restate.handlers.object.shared(
         async (context: restate.ObjectSharedContext): Promise<readonly Item[]> =>
-          effectiveHistory(await readStoredEvents(context, context.key)),
+          effectiveHistory(await readStoredEvents(context)),
       ),
 
       log: restate.handlers.object.shared(
@@ -152,7 +165,7 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
           input?: TelemetryPageInput,
         ): Promise<{ events: readonly SessionEvent[]; nextSeq: number }> => {
           const { fromSeq, limit } = terminalOnError(() => parseTelemetryPageInput(input));
-          const events = await readStoredEvents(context, context.key, { fromSeq, limit });
+          const events = await readStoredEvents(context, { fromSeq, limit });
           return { events, nextSeq: fromSeq + events.length };
         },
       ),
@@ -174,7 +187,7 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
         },
       ),
     },
-    ...(objectOptions === undefined ? {} : { options: objectOptions }),
+    options: { enableLazyState: true, ...objectOptions },
   });
 }
 

@@ -1,6 +1,7 @@
 /**
  * A worker process for the Restate tests and the benchmark: serves the loopkeeper object with
- * the plan model and the effect tool. Env: PORT, EFFECTS_FILE (optional). Prints
+ * the plan model and the effect tool. Env: PORT, EFFECTS_FILE (optional), LOOP_LIMITS (optional,
+ * JSON `LoopObjectLimits`). Prints
  * `listening <port>` once it accepts connections.
  */
 import * as restate from '@restatedev/restate-sdk';
@@ -9,6 +10,7 @@ import { effectTool } from './effect-tool.js';
 import { planModel } from './plan-model.js';
 
 const effectsFile = process.env['EFFECTS_FILE'] || undefined;
+const limits = process.env['LOOP_LIMITS'] ? JSON.parse(process.env['LOOP_LIMITS']) : undefined;
 const object = createLoopObject({
   loop: () => ({
     model: planModel({ ...(effectsFile === undefined ? {} : { effectsFile }) }),
@@ -16,6 +18,7 @@ const object = createLoopObject({
     instructions: 'You are a test agent.',
   }),
   restate: { retryPolicy: { initialInterval: 100, maxInterval: 500 } },
+  ...(limits === undefined ? {} : { limits }),
 });
 
 const port = await restate.serve({
