@@ -15,8 +15,8 @@ import { readEventRange, readHead, type SessionHead } from './session-head.js';
 import { stateKeys } from './state-keys.js';
 
 /**
- * What an append may add past `maxSessionBytes`: the events that close a run (synthetic tool
- * results, `run-finished`) must land, or the session would stay with an open run.
+ * What the append that closes a run (synthetic tool results, `run-finished`) may add past
+ * `maxSessionBytes`: it must land, or the session would stay with an open run.
  */
 const CLOSING_ALLOWANCE_BYTES = 64 * 1024;
 
@@ -146,7 +146,9 @@ export class RestateStateStore implements SessionStore {
         { code: 'value_too_large' },
       );
     }
-    if (head.logBytes + bytes > maxSessionBytes && bytes > CLOSING_ALLOWANCE_BYTES) {
+    const closing =
+      bytes <= CLOSING_ALLOWANCE_BYTES && events.some((event) => event.type === 'run-finished');
+    if (head.logBytes + bytes > maxSessionBytes && !closing) {
       throw new StoreError(
         `Session ${this.#sessionId} is full: its log holds ${describeBytes(head.logBytes)}, and ${describeBytes(bytes)} more would pass the ${describeBytes(maxSessionBytes)} limit (maxSessionBytes)`,
         { code: 'session_full' },

@@ -8,6 +8,7 @@ import * as restate from '@restatedev/restate-sdk';
 import { createLoopObject } from 'loopkeeper/restate';
 import { effectTool } from './effect-tool.js';
 import { planModel } from './plan-model.js';
+import { storeProbe } from './store-probe.js';
 
 const effectsFile = process.env['EFFECTS_FILE'] || undefined;
 const limits = process.env['LOOP_LIMITS'] ? JSON.parse(process.env['LOOP_LIMITS']) : undefined;
@@ -22,7 +23,7 @@ const object = createLoopObject({
 });
 
 const port = await restate.serve({
-  services: [object],
+  services: [object, storeProbe],
   port: Number(process.env['PORT'] ?? 0),
   ...(process.env['WORKER_LOG'] ? {} : { logger: () => undefined }),
 });
