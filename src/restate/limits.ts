@@ -16,7 +16,9 @@ export interface LoopObjectLimits {
   /**
    * The largest session log. A `send` that would grow it further is refused before its run
    * starts (`StoreError` `session_full`); an append inside a run that would cross it fails the
-   * run with the same code, except the small writes that close a run. Default 16 MiB.
+   * run with the same code, except the small writes that close a run. Default 8 MiB: a `send`
+   * loads the session's state (the log, the run results, the telemetry) in one message, which
+   * must stay within the server's per-invocation memory.
    */
   readonly maxSessionBytes?: number;
 }
@@ -25,7 +27,7 @@ export const MiB = 1024 * 1024;
 
 export const DEFAULT_LIMITS: Required<LoopObjectLimits> = {
   maxEntryBytes: 4 * MiB,
-  maxSessionBytes: 16 * MiB,
+  maxSessionBytes: 8 * MiB,
 };
 
 /** The limits with defaults filled in, checked once when the object is created. */

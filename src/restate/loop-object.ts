@@ -45,11 +45,11 @@ export interface LoopObjectOptions<Name extends string = typeof LOOP_OBJECT_NAME
   readonly loop: (options: { readonly sessionId: string }) => LoopObjectLoopOptions;
   /**
    * Restate's own options for the object (timeouts, retry policy, retention). Lazy state is on
-   * unless you set `enableLazyState: false`: a handler then reads only the keys it needs, not
-   * the session's whole state.
+   * for the shared handlers unless you set `enableLazyState: false` (they then read only the
+   * keys they need, not the session's whole state); `send` always loads the state eagerly.
    */
   readonly restate?: restate.ObjectOptions;
-  /** Size limits per session (defaults: 4 MiB per entry, 16 MiB per log); see docs/distributed.md. */
+  /** Size limits per session (defaults: 4 MiB per entry, 8 MiB per log); see docs/distributed.md. */
   readonly limits?: LoopObjectLimits;
 }
 
@@ -97,42 +97,49 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
   return restate.object({
     name,
     handlers: {
-      send: async (
-        context: restate.ObjectContext,
-        input: SendMessageInput,
-      ): Promise<DurableTurnResult> => {
-        const message = terminalOnError(() => parseSendInput(input));
-        const sessionId = context.key;
-        if (!isValidSessionId(sessionId)) {
-          throw new restate.TerminalError(`"${sessionId}" is not a valid loopkeeper session id`, {
-            errorCode: 400,
+      // Eager state: a send reads the whole log anyway, and one start message carrying the state
+      // is much faster than a round trip per read. `limits` keep that state within the server's
+      // per-invocation memory; the shared handlers below read lazily, so they answer whatever
+      // the state's size.
+      send: restate.handlers.object.exclusive(
+        { enableLazyState: false },
+        async (
+          context: restate.ObjectContext,
+          input: SendMessageInput,
+        ): Promise<DurableTurnResult> => {
+          const message = terminalOnError(() => parseSendInput(input));
+          const sessionId = context.key;
+          if (!isValidSessionId(sessionId)) {
+            throw new restate.TerminalError(`"${sessionId}" is not a valid loopkeeper session id`, {
+              errorCode: 400,
+            });
+          }
+          const runId = message.runId ?? `${sessionId}:run-${context.rand.uuidv4()}`;
+          const recorded = await context.get<DurableTurnResult>(stateKeys.run(runId));
+          if (recorded !== null) return recorded;
+          const head = await admitMessage({ context, content: message.content, limits });
+          const loopOptions = terminalOnError(() => loop({ sessionId }));
+          context.set(stateKeys.activeInvocation, context.request().id);
+          const result = await runDurableTurn({
+            context,
+            head,
+            limits,
+            loopOptions,
+            tokens: loopOptions.tokens ?? (await loadTokens(loopOptions.encoding)),
+            content: message.content,
+            runId,
+          }).catch((error: unknown) => {
+            // loopkeeper's own errors are deterministic (a bad option, a broken log): a retry
+            // would fail the same way. Anything else (the SDK's own signals) passes as it is.
+            if (!LoopkeeperError.isInstance(error)) throw error;
+            throw new restate.TerminalError(`The loop failed: ${describeThrownText(error)}`);
           });
-        }
-        const runId = message.runId ?? `${sessionId}:run-${context.rand.uuidv4()}`;
-        const recorded = await context.get<DurableTurnResult>(stateKeys.run(runId));
-        if (recorded !== null) return recorded;
-        const head = await admitMessage({ context, content: message.content, limits });
-        const loopOptions = terminalOnError(() => loop({ sessionId }));
-        context.set(stateKeys.activeInvocation, context.request().id);
-        const result = await runDurableTurn({
-          context,
-          head,
-          limits,
-          loopOptions,
-          tokens: loopOptions.tokens ?? (await loadTokens(loopOptions.encoding)),
-          content: message.content,
-          runId,
-        }).catch((error: unknown) => {
-          // loopkeeper's own errors are deterministic (a bad option, a broken log): a retry
-          // would fail the same way. Anything else (the SDK's own signals) passes as it is.
-          if (!LoopkeeperError.isInstance(error)) throw error;
-          throw new restate.TerminalError(`The loop failed: ${describeThrownText(error)}`);
-        });
-        context.set(stateKeys.run(runId), result);
-        context.set(stateKeys.lastRunId, runId);
-        context.clear(stateKeys.activeInvocation);
-        return result;
-      },
+          context.set(stateKeys.run(runId), result);
+          context.set(stateKeys.lastRunId, runId);
+          context.clear(stateKeys.activeInvocation);
+          return result;
+        },
+      ),
 
       abort: restate.handlers.object.shared(
         async (context: restate.ObjectSharedContext): Promise<{ aborted: boolean }> => {

@@ -18,7 +18,10 @@ const object = createLoopObject({
     tools: [effectTool({ ...(effectsFile === undefined ? {} : { effectsFile }) })],
     instructions: 'You are a test agent.',
   }),
-  restate: { retryPolicy: { initialInterval: 100, maxInterval: 500 } },
+  restate: {
+    retryPolicy: { initialInterval: 100, maxInterval: 500 },
+    ...(process.env['EAGER_STATE'] ? { enableLazyState: false } : {}),
+  },
   ...(limits === undefined ? {} : { limits }),
 });
 
