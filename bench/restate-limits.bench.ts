@@ -15,7 +15,7 @@ async function timed(work: () => PromiseLike<unknown>, capMs = 10_000): Promise<
   const outcome = await Promise.race([
     Promise.resolve(work()).then(
       () => 'ok',
-      (error: unknown) => `refused: ${String(error).split('\n')[1]?.slice(0, 80) ?? error}`,
+      (error: unknown) => `refused: ${String(error).split('\n')[1]?.slice(0, 160) ?? error}`,
     ),
     new Promise<string>((resolve) => setTimeout(() => resolve('no answer'), capMs)),
   ]);

@@ -97,49 +97,39 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
   return restate.object({
     name,
     handlers: {
-      // Eager state: a send reads the whole log anyway, and one start message carrying the state
-      // is much faster than a round trip per read. `limits` keep that state within the server's
-      // per-invocation memory; the shared handlers below read lazily, so they answer whatever
-      // the state's size.
-      send: restate.handlers.object.exclusive(
-        { enableLazyState: false },
-        async (
-          context: restate.ObjectContext,
-          input: SendMessageInput,
-        ): Promise<DurableTurnResult> => {
-          const message = terminalOnError(() => parseSendInput(input));
-          const sessionId = context.key;
-          if (!isValidSessionId(sessionId)) {
-            throw new restate.TerminalError(`"${sessionId}" is not a valid loopkeeper session id`, {
-              errorCode: 400,
-            });
-          }
-          const runId = message.runId ?? `${sessionId}:run-${context.rand.uuidv4()}`;
-          const recorded = await context.get<DurableTurnResult>(stateKeys.run(runId));
-          if (recorded !== null) return recorded;
-          const head = await admitMessage({ context, content: message.content, limits });
-          const loopOptions = terminalOnError(() => loop({ sessionId }));
-          context.set(stateKeys.activeInvocation, context.request().id);
-          const result = await runDurableTurn({
-            context,
-            head,
-            limits,
-            loopOptions,
-            tokens: loopOptions.tokens ?? (await loadTokens(loopOptions.encoding)),
-            content: message.content,
-            runId,
-          }).catch((error: unknown) => {
-            // loopkeeper's own errors are deterministic (a bad option, a broken log): a retry
-            // would fail the same way. Anything else (the SDK's own signals) passes as it is.
-            if (!LoopkeeperError.isInstance(error)) throw error;
-            throw new restate.TerminalError(`The loop failed: ${describeThrownText(error)}`);
+      send: eagerState(async (context: restate.ObjectContext, input: SendMessageInput) => {
+        const message = terminalOnError(() => parseSendInput(input));
+        const sessionId = context.key;
+        if (!isValidSessionId(sessionId)) {
+          throw new restate.TerminalError(`"${sessionId}" is not a valid loopkeeper session id`, {
+            errorCode: 400,
           });
-          context.set(stateKeys.run(runId), result);
-          context.set(stateKeys.lastRunId, runId);
-          context.clear(stateKeys.activeInvocation);
-          return result;
-        },
-      ),
+        }
+        const runId = message.runId ?? `${sessionId}:run-${context.rand.uuidv4()}`;
+        const recorded = await context.get<DurableTurnResult>(stateKeys.run(runId));
+        if (recorded !== null) return recorded;
+        const head = await admitMessage({ context, content: message.content, limits });
+        const loopOptions = terminalOnError(() => loop({ sessionId }));
+        context.set(stateKeys.activeInvocation, context.request().id);
+        const result = await runDurableTurn({
+          context,
+          head,
+          limits,
+          loopOptions,
+          tokens: loopOptions.tokens ?? (await loadTokens(loopOptions.encoding)),
+          content: message.content,
+          runId,
+        }).catch((error: unknown) => {
+          // loopkeeper's own errors are deterministic (a bad option, a broken log): a retry
+          // would fail the same way. Anything else (the SDK's own signals) passes as it is.
+          if (!LoopkeeperError.isInstance(error)) throw error;
+          throw new restate.TerminalError(`The loop failed: ${describeThrownText(error)}`);
+        });
+        context.set(stateKeys.run(runId), result);
+        context.set(stateKeys.lastRunId, runId);
+        context.clear(stateKeys.activeInvocation);
+        return result;
+      }),
 
       abort: restate.handlers.object.shared(
         async (context: restate.ObjectSharedContext): Promise<{ aborted: boolean }> => {
@@ -200,6 +190,18 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
 
 /** The object's type, for typed clients: `objectClient<LoopObject>({name: 'loopkeeper'}, id)`. */
 export type LoopObject = ReturnType<typeof createLoopObject<typeof LOOP_OBJECT_NAME>>;
+
+/**
+ * An exclusive handler with eager state: a send reads the whole log anyway, and one start
+ * message carrying the state is much faster than a round trip per read. `limits` keep that
+ * state within the server's per-invocation memory; the shared handlers read lazily, so they
+ * answer whatever the state's size.
+ */
+function eagerState<Output>(
+  handler: (context: restate.ObjectContext, input: SendMessageInput) => Promise<Output>,
+) {
+  return restate.handlers.object.exclusive({ enableLazyState: false }, handler);
+}
 
 /** Bad input is the caller's mistake: retrying cannot fix it, so it is terminal. */
 function terminalOnError<T>(parse: () => T): T {
