@@ -20,7 +20,7 @@ import { parseSendInput, parseTelemetryPageInput } from './parse-input.js';
 import { admitMessage } from './send-admission.js';
 import { stateKeys } from './state-keys.js';
 import { readStoredEvents } from './state-store.js';
-import type { TelemetryRecord } from './telemetry-recorder.js';
+import { readTelemetryPage } from './telemetry-page.js';
 
 /**
  * The Virtual Object name `createLoopObject` registers when no `name` is given; clients address
@@ -173,14 +173,7 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
           input?: TelemetryPageInput,
         ): Promise<TelemetryPage> => {
           const { fromSeq, limit } = terminalOnError(() => parseTelemetryPageInput(input));
-          const count = (await context.get<number>(stateKeys.telemetryCount)) ?? 0;
-          const events: TelemetryRecord[] = [];
-          let seq = fromSeq;
-          for (; seq <= count && events.length < limit; seq += 1) {
-            const record = await context.get<TelemetryRecord>(stateKeys.telemetry(seq));
-            if (record !== null) events.push(record);
-          }
-          return { events, nextSeq: seq };
+          return await readTelemetryPage(context, { fromSeq, limit });
         },
       ),
     },
