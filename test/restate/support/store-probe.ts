@@ -1,6 +1,6 @@
 import * as restate from '@restatedev/restate-sdk';
+import { LoopkeeperError } from 'loopkeeper';
 import type { NewSessionEvent, SessionEvent } from 'loopkeeper/log';
-import { LoopkeeperError } from '../../../src/errors/loopkeeper-error.js';
 import { DurableSteps } from '../../../src/restate/durable-steps.js';
 import { resolveLimits } from '../../../src/restate/limits.js';
 import { RestateStateStore } from '../../../src/restate/state-store.js';
