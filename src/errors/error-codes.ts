@@ -79,8 +79,12 @@ export const ERROR_CODES = {
     'unresolved_reference',
     'unsupported_schema_version',
     'writer_broken',
+    /** A Restate session: one value (a message, an append) over the object's `maxEntryBytes`. */
+    'value_too_large',
+    /** A Restate session: the log would grow past the object's `maxSessionBytes`. */
+    'session_full',
   ],
-  ToolError: ['tool', 'tool_invalid_definition'],
+  ToolError: ['tool', 'tool_invalid_definition', 'tool_output_too_large'],
   /** The `loopkeeper` command's own: a bad command line, a demo replay that did not complete. */
   UsageError: ['usage'],
   CommandError: ['demo_step_limit', 'demo_run_failed'],

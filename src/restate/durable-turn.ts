@@ -4,10 +4,13 @@ import type { RunFinished } from '../events/telemetry-events.js';
 import { type AgentLoopActor, createAgentLoop } from '../runtime/create-agent-loop.js';
 import { turnRecord } from '../runtime/turn-record.js';
 import type { TokenCounter } from '../tokens/types.js';
+import { boundedResult } from './bounded-result.js';
 import { durableModel } from './durable-model.js';
 import { DurableSteps } from './durable-steps.js';
 import { durableTools } from './durable-tools.js';
+import type { LoopObjectLimits } from './limits.js';
 import type { DurableTurnResult, LoopObjectLoopOptions } from './loop-object-types.js';
+import type { SessionHead } from './session-head.js';
 import { RestateStateStore } from './state-store.js';
 import { TelemetryRecorder } from './telemetry-recorder.js';
 
@@ -23,8 +26,13 @@ export async function runDurableTurn({
   tokens,
   content,
   runId,
+  limits,
+  head,
 }: {
   readonly context: ObjectContext;
+  readonly limits: Required<LoopObjectLimits>;
+  /** The head as `send` read it (and whether it was rebuilt from the first layout). */
+  readonly head: { readonly head: SessionHead; readonly migrated: boolean };
   readonly loopOptions: LoopObjectLoopOptions;
   readonly tokens: TokenCounter;
   readonly content: UserContent;
@@ -41,13 +49,15 @@ export async function runDurableTurn({
     context,
     sessionId,
     steps,
+    limits,
+    head,
     afterAppend: () => recorder.flush(),
   });
   const { tools = [], ...options } = loopOptions;
   loop = createAgentLoop({
     ...options,
-    model: durableModel({ model: loopOptions.model, steps }),
-    tools: durableTools({ tools, steps, sessionId }),
+    model: durableModel({ model: loopOptions.model, steps, maxAnswerBytes: limits.maxEntryBytes }),
+    tools: durableTools({ tools, steps, sessionId, maxOutputBytes: limits.maxEntryBytes }),
     store,
     sessionId,
     tokens,
@@ -68,15 +78,18 @@ export async function runDurableTurn({
     const event = await finished;
     await recorder.flush();
     const record = await turnRecord({ session: actor.session, runId, fromSeq });
-    return {
-      runId,
-      outcome: event.outcome,
-      steps: event.steps,
-      error: event.error ?? null,
-      text: record.text ?? null,
-      itemsAdded: record.itemsAdded,
-      usage: record.usage,
-    };
+    return boundedResult({
+      result: {
+        runId,
+        outcome: event.outcome,
+        steps: event.steps,
+        error: event.error ?? null,
+        text: record.text ?? null,
+        itemsAdded: record.itemsAdded,
+        usage: record.usage,
+      },
+      maxBytes: limits.maxEntryBytes,
+    });
   } finally {
     actor.stop();
   }

@@ -28,6 +28,11 @@ export interface DurableTurnResult {
   /** Text of the run's last assistant item that has text. */
   readonly text: string | null;
   readonly itemsAdded: readonly Item[];
+  /**
+   * Present when the run's items are larger than `limits.maxEntryBytes`: how many of the last
+   * ones `itemsAdded` leaves out. They are in the log (`log()`).
+   */
+  readonly itemsOmitted?: number;
   readonly usage: ModelUsage;
 }
 

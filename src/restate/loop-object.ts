@@ -8,6 +8,7 @@ import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
 import { runDurableTurn } from './durable-turn.js';
+import { type LoopObjectLimits, resolveLimits } from './limits.js';
 import type {
   DurableTurnResult,
   LoopObjectLoopOptions,
@@ -16,9 +17,10 @@ import type {
   TelemetryPageInput,
 } from './loop-object-types.js';
 import { parseSendInput, parseTelemetryPageInput } from './parse-input.js';
+import { admitMessage } from './send-admission.js';
 import { stateKeys } from './state-keys.js';
 import { readStoredEvents } from './state-store.js';
-import type { TelemetryRecord } from './telemetry-recorder.js';
+import { readTelemetryPage } from './telemetry-page.js';
 
 /**
  * The Virtual Object name `createLoopObject` registers when no `name` is given; clients address
@@ -41,8 +43,14 @@ export interface LoopObjectOptions<Name extends string = typeof LOOP_OBJECT_NAME
   readonly name?: Name;
   /** The loop for one session: model, tools, instructions, compactor, limits. */
   readonly loop: (options: { readonly sessionId: string }) => LoopObjectLoopOptions;
-  /** Restate's own options for the object (timeouts, retry policy, retention). */
+  /**
+   * Restate's own options for the object (timeouts, retry policy, retention). Lazy state is on
+   * for the shared handlers unless you set `enableLazyState: false` (they then read only the
+   * keys they need, not the session's whole state); `send` always loads the state eagerly.
+   */
   readonly restate?: restate.ObjectOptions;
+  /** Size limits per session (defaults: 4 MiB per entry, 8 MiB per log); see docs/distributed.md. */
+  readonly limits?: LoopObjectLimits;
 }
 
 /**
@@ -76,7 +84,9 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
   name = LOOP_OBJECT_NAME as Name,
   loop,
   restate: objectOptions,
+  limits: limitOptions,
 }: LoopObjectOptions<Name>) {
+  const limits = resolveLimits(limitOptions);
   // Loaded once per worker: the encoding costs ~0.5 s and every invocation rebuilds a loop.
   let tokens: Promise<TokenCounter> | undefined;
   const loadTokens = (encoding: LoopObjectLoopOptions['encoding']) => {
@@ -87,10 +97,7 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
   return restate.object({
     name,
     handlers: {
-      send: async (
-        context: restate.ObjectContext,
-        input: SendMessageInput,
-      ): Promise<DurableTurnResult> => {
+      send: eagerState(async (context: restate.ObjectContext, input: SendMessageInput) => {
         const message = terminalOnError(() => parseSendInput(input));
         const sessionId = context.key;
         if (!isValidSessionId(sessionId)) {
@@ -101,10 +108,13 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
         const runId = message.runId ?? `${sessionId}:run-${context.rand.uuidv4()}`;
         const recorded = await context.get<DurableTurnResult>(stateKeys.run(runId));
         if (recorded !== null) return recorded;
+        const head = await admitMessage({ context, content: message.content, limits });
         const loopOptions = terminalOnError(() => loop({ sessionId }));
         context.set(stateKeys.activeInvocation, context.request().id);
         const result = await runDurableTurn({
           context,
+          head,
+          limits,
           loopOptions,
           tokens: loopOptions.tokens ?? (await loadTokens(loopOptions.encoding)),
           content: message.content,
@@ -119,7 +129,7 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
         context.set(stateKeys.lastRunId, runId);
         context.clear(stateKeys.activeInvocation);
         return result;
-      },
+      }),
 
       abort: restate.handlers.object.shared(
         async (context: restate.ObjectSharedContext): Promise<{ aborted: boolean }> => {
@@ -143,7 +153,7 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
 
       history: restate.handlers.object.shared(
         async (context: restate.ObjectSharedContext): Promise<readonly Item[]> =>
-          effectiveHistory(await readStoredEvents(context, context.key)),
+          effectiveHistory(await readStoredEvents(context)),
       ),
 
       log: restate.handlers.object.shared(
@@ -152,7 +162,7 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
           input?: TelemetryPageInput,
         ): Promise<{ events: readonly SessionEvent[]; nextSeq: number }> => {
           const { fromSeq, limit } = terminalOnError(() => parseTelemetryPageInput(input));
-          const events = await readStoredEvents(context, context.key, { fromSeq, limit });
+          const events = await readStoredEvents(context, { fromSeq, limit });
           return { events, nextSeq: fromSeq + events.length };
         },
       ),
@@ -163,23 +173,28 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
           input?: TelemetryPageInput,
         ): Promise<TelemetryPage> => {
           const { fromSeq, limit } = terminalOnError(() => parseTelemetryPageInput(input));
-          const count = (await context.get<number>(stateKeys.telemetryCount)) ?? 0;
-          const events: TelemetryRecord[] = [];
-          let seq = fromSeq;
-          for (; seq <= count && events.length < limit; seq += 1) {
-            const record = await context.get<TelemetryRecord>(stateKeys.telemetry(seq));
-            if (record !== null) events.push(record);
-          }
-          return { events, nextSeq: seq };
+          return await readTelemetryPage(context, { fromSeq, limit });
         },
       ),
     },
-    ...(objectOptions === undefined ? {} : { options: objectOptions }),
+    options: { enableLazyState: true, ...objectOptions },
   });
 }
 
 /** The object's type, for typed clients: `objectClient<LoopObject>({name: 'loopkeeper'}, id)`. */
 export type LoopObject = ReturnType<typeof createLoopObject<typeof LOOP_OBJECT_NAME>>;
+
+/**
+ * An exclusive handler with eager state: a send reads the whole log anyway, and one start
+ * message carrying the state is much faster than a round trip per read. `limits` keep that
+ * state within the server's per-invocation memory; the shared handlers read lazily, so they
+ * answer whatever the state's size.
+ */
+function eagerState<Output>(
+  handler: (context: restate.ObjectContext, input: SendMessageInput) => Promise<Output>,
+) {
+  return restate.handlers.object.exclusive({ enableLazyState: false }, handler);
+}
 
 /** Bad input is the caller's mistake: retrying cannot fix it, so it is terminal. */
 function terminalOnError<T>(parse: () => T): T {

@@ -165,7 +165,7 @@ describe.skipIf('missing' in binary)('createLoopObject on a real restate-server'
       expect(result).toMatchObject({ outcome: 'completed', text: 'after tools' });
       const effects = cluster.effects().filter((line) => line[0] === 'tool');
       const quick = effects.filter((line) => line[3] === 'quick');
-      expect(quick.map((line) => line[1])).toEqual(['start', 'done']);
+      expect(quick.map((line) => line[1])).toEqual(['start', 'applied', 'done']);
       const slow = effects.filter((line) => line[3] === 'slow');
       // Started on the killed worker, started again elsewhere with the same idempotency key.
       expect(slow.filter((line) => line[1] === 'start').length).toBeGreaterThanOrEqual(2);
@@ -248,6 +248,48 @@ describe.skipIf('missing' in binary)('createLoopObject on a real restate-server'
       const next = await session.send({ content: 'still here' });
       expect(next).toMatchObject({ outcome: 'completed', text: 'echo: still here' });
       expectWholeLog(await logOf(sessionId));
+    });
+  });
+
+  // Last in the file: it restarts the server every other test uses.
+  describe('the restate-server SIGKILLed mid-run', () => {
+    it('the turn completes once and each tool effect, keyed by its idempotency key, applies once', async () => {
+      const sessionId = 'server-killed';
+      const runId = `${sessionId}:run-1`;
+      const content = plan([
+        { tools: [{ label: 'first', delayMs: 100 }] },
+        { tools: [{ label: 'second', delayMs: 600 }] },
+        { text: 'survived' },
+      ]);
+      // The client's request dies with the server.
+      const pending = Promise.resolve(cluster.session(sessionId).send({ content, runId })).catch(
+        () => undefined,
+      );
+      // Killed while the second tool runs, after the first one finished.
+      await eventually(() =>
+        cluster
+          .effects()
+          .find((line) => line[0] === 'tool' && line[1] === 'start' && line[3] === 'second'),
+      );
+      await cluster.server.crashAndRestart();
+      await pending;
+      // Sending the same runId waits for the restarted invocation and returns its result.
+      const result = await cluster.session(sessionId).send({ content, runId });
+
+      expect(result).toMatchObject({ outcome: 'completed', text: 'survived' });
+      const results = result.itemsAdded.filter((item) => item.kind === 'toolResult');
+      expect(results.map((item) => item.content)).toEqual(['applied first', 'applied second']);
+      const tool = cluster.effects().filter((line) => line[0] === 'tool');
+      for (const label of ['first', 'second']) {
+        const lines = tool.filter((line) => line[3] === label);
+        // Started once or more (a call cut by the crash runs again), always with one key ...
+        expect(new Set(lines.map((line) => line[2])).size).toBe(1);
+        // ... so its effect applied exactly once.
+        expect(lines.filter((line) => line[1] === 'applied')).toHaveLength(1);
+      }
+      const events = await logOf(sessionId);
+      expectWholeLog(events);
+      expect(events.filter((event) => event.type === 'run-started')).toHaveLength(1);
     });
   });
 });

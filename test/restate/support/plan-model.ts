@@ -6,7 +6,11 @@ import { abortableDelay } from '../../../src/testing/abortable-delay.js';
 /** One model answer of a plan: wait, then call tools or answer. */
 export interface PlanStep {
   readonly delayMs?: number;
-  readonly tools?: readonly { readonly label: string; readonly delayMs?: number }[];
+  readonly tools?: readonly {
+    readonly label: string;
+    readonly delayMs?: number;
+    readonly outputBytes?: number;
+  }[];
   readonly text?: string;
 }
 
