@@ -15,7 +15,12 @@ import type { ModelErrorKind } from './model-error.js';
  */
 export const ERROR_CODES = {
   AbortedError: ['aborted'],
-  ApprovalError: ['approval_not_pending', 'approval_already_decided', 'approval_invalid'],
+  ApprovalError: [
+    'approval_not_pending',
+    'approval_already_decided',
+    'approval_invalid',
+    'approval_pending',
+  ],
   CompactionError: [
     'compaction',
     'budget_not_met',

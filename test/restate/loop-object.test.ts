@@ -178,6 +178,86 @@ describe.skipIf('missing' in binary)('createLoopObject on a real restate-server'
     });
   });
 
+  describe('tool approval', () => {
+    it('pauses the run in the log, lists the call, refuses a new message, and after approve the tool runs exactly once although the worker is killed after the approval', async () => {
+      const sessionId = 'approval-killed';
+      const session = cluster.session(sessionId);
+      const paused = await session.send({
+        content: plan([
+          { tools: [{ label: 'deploy', approval: true }] },
+          { delayMs: 1_500, text: 'deployed' },
+        ]),
+      });
+      expect(paused).toMatchObject({ outcome: 'awaiting_approval' });
+      expect(paused.pending.map((call) => call.toolName)).toEqual(['approved_effect']);
+      const [call] = paused.pending;
+      if (call === undefined) throw new Error('no pending call');
+      expect(await session.pending()).toEqual(paused.pending);
+      const toolLines = () =>
+        cluster.effects().filter((line) => line[0] === 'tool' && line[2]?.startsWith(sessionId));
+      expect(toolLines()).toEqual([]);
+      // The wait is in the log: a new message has to wait for the decision.
+      await expect(session.send({ content: 'something else' })).rejects.toThrow(/approval/);
+
+      const approving = session.approve({
+        decisions: [{ callId: call.callId, approved: true }],
+      });
+      // Kill the worker inside the slow answer that follows the approved tool.
+      // The plan model's call ids are `call_<runKey>_<step>_<index>`.
+      const runKey = call.callId.replace(/^call_/, '').replace(/_\d+_\d+$/, '');
+      const start = await eventually(() =>
+        cluster
+          .effects()
+          .find(
+            (line) =>
+              line[0] === 'model' && line[1] === 'start' && line[2] === runKey && line[3] === '1',
+          ),
+      );
+      const victim = cluster.workers.find((worker) => String(worker.pid) === start[4]);
+      if (victim === undefined) throw new Error(`no worker has pid ${start[4]}`);
+      await cluster.replace(victim);
+      const done = await approving;
+
+      expect(done).toMatchObject({ outcome: 'completed', text: 'deployed', pending: [] });
+      expect(done.runId).toBe(paused.runId);
+      const lines = toolLines();
+      expect(lines.filter((line) => line[1] === 'start')).toHaveLength(1);
+      expect(lines.filter((line) => line[1] === 'applied')).toHaveLength(1);
+      expect(lines.filter((line) => line[1] === 'done')).toHaveLength(1);
+      expect(await session.pending()).toEqual([]);
+      expect(await session.result({ runId: paused.runId })).toEqual(done);
+      const events = await logOf(sessionId);
+      expectWholeLog(events);
+      const types = events.map((event) => event.type);
+      expect(types.indexOf('approval-decided')).toBeLessThan(types.indexOf('tool-calls-started'));
+    });
+
+    it('a denial reaches the model, and a decision nobody waits for is refused with a 409', async () => {
+      const session = cluster.session('approval-denied');
+      const paused = await session.send({
+        content: plan([
+          { tools: [{ label: 'drop-table', approval: true }] },
+          { text: 'understood' },
+        ]),
+      });
+      const [call] = paused.pending;
+      if (call === undefined) throw new Error('no pending call');
+      const done = await session.approve({
+        decisions: [{ callId: call.callId, approved: false, reason: 'not in production' }],
+      });
+      expect(done).toMatchObject({ outcome: 'completed', text: 'understood' });
+      const denial = done.itemsAdded.find((item) => item.kind === 'toolResult');
+      expect(denial).toMatchObject({ isError: true });
+      expect(denial?.kind === 'toolResult' && denial.content).toContain('not in production');
+      expect(
+        cluster.effects().filter((line) => line[0] === 'tool' && line[3] === 'drop-table'),
+      ).toEqual([]);
+      await expect(
+        session.approve({ decisions: [{ callId: call.callId, approved: true }] }),
+      ).rejects.toThrow(/no run waits for approval/);
+    });
+  });
+
   describe('concurrency', () => {
     it('serializes concurrent messages to one session', async () => {
       const sessionId = 'serialized';

@@ -15,7 +15,15 @@ const limits = process.env['LOOP_LIMITS'] ? JSON.parse(process.env['LOOP_LIMITS'
 const object = createLoopObject({
   loop: () => ({
     model: planModel({ ...(effectsFile === undefined ? {} : { effectsFile }) }),
-    tools: [effectTool({ ...(effectsFile === undefined ? {} : { effectsFile }) })],
+    tools: [
+      effectTool({ ...(effectsFile === undefined ? {} : { effectsFile }) }),
+      // The same effect behind a person's approval (plan tools with `approval: true`).
+      {
+        ...effectTool({ ...(effectsFile === undefined ? {} : { effectsFile }) }),
+        name: 'approved_effect',
+        needsApproval: true,
+      },
+    ],
     instructions: 'You are a test agent.',
   }),
   restate: {
