@@ -1,9 +1,9 @@
 import { connect, createServer } from 'node:net';
-import { createWebSocketInspector } from '@statelyai/inspect';
-import { createInspectorServer } from '@statelyai/inspect/server';
+import type { createWebSocketInspector } from '@statelyai/inspect';
 import type { InspectionEvent, Observer } from 'xstate';
 import { ConfigError } from '../errors/config-error.js';
 import { DEFAULT_INSPECTOR_PORT } from './inspector-port.js';
+import { loadInspector } from './load-inspector.js';
 
 /** The Stately inspector's local relay and a loop-side inspector connected to it. */
 export interface InspectorRelay {
@@ -31,11 +31,12 @@ export async function startInspectorRelay({
   /** The command-line flag that chooses the port, named when the port is taken. */
   portFlag?: string;
 } = {}): Promise<InspectorRelay> {
+  const { client, server: relayModule } = await loadInspector();
   await assertPortFree(port, portFlag);
-  const server = createInspectorServer({ port, autoOpen: false });
+  const server = relayModule.createInspectorServer({ port, autoOpen: false });
   await waitUntilListening(port);
   const socketUrl = `ws://localhost:${port}`;
-  const inspector = createWebSocketInspector({ url: socketUrl });
+  const inspector = client.createWebSocketInspector({ url: socketUrl });
   return {
     socketUrl,
     pageUrl: `http://localhost:${port}`,
