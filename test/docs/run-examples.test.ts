@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 // The offline examples shown in README.md and docs/ are run as they are; the ones that need an
 // API key (the quick start) are only type-checked.
 const offlineExamples = [
+  'getting-started',
   'readme-strategies',
   'readme-custom-strategy',
   'readme-telemetry',
@@ -43,6 +44,7 @@ describe('docs/examples', () => {
       expect(printed).toContain('chat-alice: completed in 1 step(s)');
       expect(printed).toContain('chat-bob: completed in 1 step(s)');
     }
+    if (name === 'getting-started') expect(printed).toEqual(['completed in 2 steps: It is noon.']);
     if (name === 'readme-file-store') expect(printed).toContain('2 items restored');
     if (name === 'readme-strategies') expect(printed.at(-1)).toMatch(/^\d+ -> \d+ $/);
     if (name === 'scripted-tool-turn') {
@@ -64,5 +66,19 @@ describe('docs/examples', () => {
     const example = 'inspector';
     await import(`../../docs/examples/${example}.ts`);
     expect(printed).toEqual([`Open http://localhost:${port} in a browser to see the loop.`]);
+  });
+
+  // docs/getting-started.md promises a first run in under 20 lines, in plain JavaScript.
+  it('getting-started is under 20 lines, with no TypeScript-only syntax', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const source = await readFile(
+      new URL('../../docs/examples/getting-started.ts', import.meta.url),
+      'utf8',
+    );
+    expect(source.trimEnd().split('\n').length).toBeLessThan(20);
+    // The tarball test runs it as a .js file; this catches type annotations early.
+    expect(source).not.toMatch(
+      /\)\s*:\s*\w|\bas\s+[A-Z]\w*|<[A-Z]\w*>|\binterface\b|\btype\s+\w+\s*=/,
+    );
   });
 });
