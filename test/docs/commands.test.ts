@@ -1,0 +1,87 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repositoryRoot } from '../../scripts/api-reference.js';
+
+// The commands README.md and docs/*.md tell a reader to type must work on a fresh clone after
+// `npm ci`: the npm scripts exist, and a bench file run directly needs only the packages the
+// repository's own install brings (bench/ has its own, which a script must install first).
+const pages = [
+  'README.md',
+  ...readdirSync(join(repositoryRoot, 'docs'))
+    .filter((file) => file.endsWith('.md'))
+    .map((file) => join('docs', file)),
+];
+const text = (path: string) => readFileSync(join(repositoryRoot, path), 'utf8');
+const manifest = JSON.parse(text('package.json')) as {
+  scripts: Record<string, string>;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
+const installed = new Set([
+  ...Object.keys(manifest.dependencies),
+  ...Object.keys(manifest.devDependencies),
+]);
+
+/** Packages a module needs at run time, following its relative imports (type-only ones left out). */
+function runtimePackages(file: string, seen = new Set<string>()): Set<string> {
+  const found = new Set<string>();
+  if (seen.has(file) || statSync(file, { throwIfNoEntry: false })?.isFile() !== true) return found;
+  seen.add(file);
+  const source = readFileSync(file, 'utf8');
+  const specifiers = [
+    ...[...source.matchAll(/^import\s+(?!type\b)[^;]*?from\s*'([^']+)'/gm)].map((m) => m[1]),
+    ...[...source.matchAll(/import\(\s*'([^']+)'\s*\)/g)].map((m) => m[1]),
+    ...[...source.matchAll(/new URL\(\s*'(\.[^']+)'\s*,\s*import\.meta\.url\s*\)/g)].map(
+      (m) => m[1],
+    ),
+  ];
+  for (const specifier of specifiers) {
+    if (specifier === undefined || specifier.startsWith('node:')) continue;
+    if (specifier.startsWith('.')) {
+      const target = resolve(dirname(file), specifier).replace(/\.js$/, '.ts');
+      for (const nested of runtimePackages(target, seen)) found.add(nested);
+    } else {
+      const parts = specifier.split('/');
+      found.add(specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? ''));
+    }
+  }
+  return found;
+}
+
+const npmRuns = pages.flatMap((page) =>
+  [...text(page).matchAll(/`npm run ([\w:-]+)/g)].map((match) => [page, match[1] ?? ''] as const),
+);
+const benchRuns = pages.flatMap((page) =>
+  [...text(page).matchAll(/npx tsx (bench\/[\w./-]+\.ts)/g)].map(
+    (match) => [page, match[1] ?? ''] as const,
+  ),
+);
+
+describe('commands in README.md and docs/*.md', () => {
+  it('finds them', () => {
+    expect(npmRuns.length).toBeGreaterThan(3);
+  });
+
+  it.each(npmRuns)('%s: `npm run %s` is a script of package.json', (_, script) => {
+    expect(Object.keys(manifest.scripts)).toContain(script);
+  });
+
+  it.each(benchRuns)('%s: `npx tsx %s` needs no package that only bench/ installs', (_, file) => {
+    const missing = [...runtimePackages(join(repositoryRoot, file))].filter(
+      (name) => !installed.has(name) && name !== 'loopkeeper',
+    );
+    expect(missing, 'give it an npm script that runs `npm ci --prefix bench` first').toEqual([]);
+  });
+
+  it('has every script that runs a bench file needing bench/ packages install them first', () => {
+    for (const [name, command] of Object.entries(manifest.scripts)) {
+      for (const match of command.matchAll(/tsx (bench\/[\w./-]+\.ts)/g)) {
+        const needs = [...runtimePackages(join(repositoryRoot, match[1] ?? ''))].some(
+          (name) => !installed.has(name),
+        );
+        if (needs) expect(command, name).toMatch(/npm ci --prefix bench .*&& .*tsx bench\//);
+      }
+    }
+  });
+});
