@@ -1,6 +1,6 @@
 import { createAgentLoop, defineTool, openAIChatModel, runTurn } from 'loopkeeper';
 import { startFakeOpenAIServer } from 'loopkeeper/testing';
-// A local server that answers like the OpenAI API: first a tool call, then the answer.
+
 const server = await startFakeOpenAIServer({
   replies: [{ toolCalls: [{ name: 'get_time', arguments: {} }] }, { text: 'It is noon.' }],
 });
