@@ -116,4 +116,47 @@ describe('code blocks in README.md and docs/*.md', () => {
       }
     },
   );
+
+  // Under pnpm's strict layout a package you import must be one you installed, even one
+  // loopkeeper depends on (xstate): an example names what to install, in its own
+  // `// npm install` line or in a shell block above it on the same page.
+  const foreignImports = blocks.flatMap((block, index) => {
+    if (!/^<!-- example: /.test(block.marker)) return [];
+    const page = block.where.split(':')[0];
+    const installs = [
+      block.code,
+      ...blocks
+        .slice(0, index)
+        .filter((earlier) => earlier.where.split(':')[0] === page && earlier.language === 'sh')
+        .map((earlier) => earlier.code),
+    ]
+      .flatMap((code) => code.split('\n'))
+      .filter((line) => /npm install /.test(line))
+      .join('\n');
+    return [
+      ...new Set(
+        [...block.code.matchAll(/^import\s[^;]*?from\s*'([^']+)'/gm)]
+          .map((match) => match[1] ?? '')
+          .filter(
+            (specifier) => !specifier.startsWith('loopkeeper') && !specifier.startsWith('node:'),
+          )
+          .map((specifier) =>
+            specifier
+              .split('/')
+              .slice(0, specifier.startsWith('@') ? 2 : 1)
+              .join('/'),
+          ),
+      ),
+    ].map((name) => [`${block.where} ${name}`, name, installs] as const);
+  });
+
+  it('finds the examples that import other packages', () => {
+    expect(foreignImports.length).toBeGreaterThan(4);
+  });
+
+  it.each(foreignImports)('%s: the example says to install it', (_, name, installs) => {
+    expect(installs).toMatch(
+      new RegExp(`npm install .*${name.replace('/', '\\/')}(?:[@\\s]|$)`, 'm'),
+    );
+  });
 });
