@@ -84,4 +84,32 @@ describe('commands in README.md and docs/*.md', () => {
       }
     }
   });
+
+  // Until loopkeeper is on the registry, `npm install loopkeeper` answers E404: a shell block
+  // may show it only as the line for later, saying so.
+  it.each(pages)('%s: installs loopkeeper the way that works while it is unpublished', (page) => {
+    const lines = text(page).split('\n');
+    let inShell = false;
+    for (const [index, line] of lines.entries()) {
+      if (/^```/.test(line)) inShell = !inShell && line === '```sh';
+      if (!inShell || !/npm install\s(?:\S+\s)*loopkeeper(?:@\S*)?(?:\s|$)/.test(line)) continue;
+      const context = lines.slice(Math.max(0, index - 4), index + 1).join('\n');
+      expect(context, `${page}:${index + 1}`).toMatch(/published/);
+    }
+  });
+
+  it('runs docs/distributed.md as written on one machine', () => {
+    const page = text('docs/distributed.md');
+    // A base directory an ordinary user can create, a deployment URI that resolves here.
+    for (const match of page.matchAll(/RESTATE_BASE_DIR=(\S+)/g)) {
+      expect(match[1]).not.toMatch(/^\/(?:var|opt|etc|usr)\b/);
+    }
+    const uris = [...page.matchAll(/"uri":\s*"([^"]+)"/g)].map((match) => match[1] ?? '');
+    expect(uris.length).toBeGreaterThan(0);
+    for (const uri of uris) expect(new URL(uri).hostname).toMatch(/^(?:127\.0\.0\.1|localhost)$/);
+    // Restate's ingress port and the inspector relay's: the page says how they get along.
+    expect(page).toMatch(/RESTATE_INGRESS__BIND_PORT=8080/);
+    expect(page).toMatch(/inspector relay/);
+    expect(page).toMatch(/--inspect-port/);
+  });
 });
