@@ -113,3 +113,41 @@ describe('commands in README.md and docs/*.md', () => {
     expect(page).toMatch(/--inspect-port/);
   });
 });
+
+// "The seed" and "agentkit" are the names of the designs loopkeeper started from; a newcomer
+// cannot decode them. Only architecture.md's design-lineage section, which says what they
+// are, uses them.
+describe('user-facing docs', () => {
+  const jargon = /\bthe seeds?\b|\bseed's\b|\bagentkit\b/i;
+
+  it.each(pages)('%s speaks without the design-lineage jargon', (page) => {
+    let body = text(page);
+    if (page === join('docs', 'architecture.md')) {
+      const start = body.indexOf('## Design lineage');
+      expect(start).toBeGreaterThan(-1);
+      const end = body.indexOf('\n## ', start + 1);
+      expect(body.slice(start, end)).toMatch(/called "the seeds" here/);
+      body = body.slice(0, start) + body.slice(end);
+    }
+    const lines = body.split('\n').filter((line) => jargon.test(line));
+    expect(lines).toEqual([]);
+  });
+});
+
+describe('docs/compaction.md', () => {
+  it('lists exactly the names that only loopkeeper/compaction exports, not the root', async () => {
+    const root = await import('../../src/index.js');
+    const compaction = await import('../../src/compaction/index.js');
+    const only = Object.keys(compaction)
+      .filter((name) => !(name in root))
+      .sort();
+    const page = text(join('docs', 'compaction.md'));
+    const marker = page.indexOf('<!-- compaction-only -->\n');
+    expect(marker).toBeGreaterThan(-1);
+    const line = page.slice(marker).split('\n')[1] ?? '';
+    const listed = [...line.matchAll(/`([A-Za-z_]+)`/g)].map((match) => match[1]).sort();
+    expect(listed).toEqual(only);
+    expect(page).not.toMatch(/exported from `loopkeeper` \(and from `src\//);
+    expect(page).not.toMatch(/`src\/[\w/-]+\/index\.ts`/);
+  });
+});
