@@ -42,6 +42,7 @@ describe("loopkeeper demo's temporary directory", () => {
     expect(result.code).toBe(0);
     expect(left).toEqual([]);
     expect(result.stdout).toContain('removed now; run with --keep (or --dir DIR) to keep it');
+    expect(result.stdout).toMatch(/session log +\S+\.jsonl \(removed at the end\)/);
   });
 
   it('keeps it with --keep and says where it is', async () => {

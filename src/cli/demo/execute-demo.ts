@@ -79,7 +79,9 @@ export async function executeDemo(
         `${JSON.stringify({ ...demoSummaryJson(result), logKept: !removeAtEnd }, null, 2)}\n`,
       );
     } else {
-      stdout.write(`\n${style.bold('Summary')}\n${renderDemoSummary(result)}\n\n`);
+      stdout.write(
+        `\n${style.bold('Summary')}\n${renderDemoSummary(result, { logKept: !removeAtEnd })}\n\n`,
+      );
       stdout.write(
         removeAtEnd
           ? `The session log was in a temporary directory, removed now; run with --keep (or --dir DIR) to keep it for "${loopkeeperCommand({ env: context.env })} show".\n`
