@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { isValidSessionId } from '../../log/session-id.js';
 import { defineCommand } from '../define-command.js';
+import { DEFAULT_INSPECTOR_PORT } from '../inspector-port.js';
 import { COMMON_OPTIONS, integerOption, MAX_PORT } from '../parse-command-line.js';
 import { DEFAULT_SESSION_DIRECTORY } from '../session-location.js';
 import { UsageError } from '../usage-error.js';
@@ -46,12 +47,13 @@ Options:
   --summarizer S     who writes compaction summaries: model (default) or extractive (offline)
   --max-steps N      model requests allowed for this task (default 50)
   --inspect          start the Stately inspector's local relay and publish the loop to it
-  --inspect-port N   port of the inspector relay (default 8080)
+  --inspect-port N   port of the inspector relay (default ${DEFAULT_INSPECTOR_PORT})
   --verbose          show stack traces of errors
   -h, --help         show this help
 
 Tool calls, compactions and the session id go to stderr; the answer goes to stdout.
-Exit codes: 0 the task finished, 1 the run failed, 2 bad arguments or missing OPENAI_API_KEY.`;
+Exit codes: 0 the task finished, 1 the run failed, 2 bad arguments or missing OPENAI_API_KEY,
+130 interrupted with Ctrl+C (the session log keeps what was done).`;
 
 export const runCommand = defineCommand({
   name,
@@ -79,7 +81,7 @@ export const runCommand = defineCommand({
       command: name,
       name: 'inspect-port',
       value: values['inspect-port'],
-      fallback: 8080,
+      fallback: DEFAULT_INSPECTOR_PORT,
       maximum: MAX_PORT,
     });
     const summarizer = values.summarizer ?? 'model';

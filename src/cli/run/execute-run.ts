@@ -8,10 +8,10 @@ import { type AgentLoopActor, createAgentLoop } from '../../runtime/create-agent
 import type { TurnResult } from '../../runtime/run-turn.js';
 import { runTurn } from '../../runtime/run-turn.js';
 import { createTelemetryHub } from '../../runtime/telemetry-hub.js';
-import { type CommandContext, EXIT_FAILURE, EXIT_OK } from '../command.js';
+import { type CommandContext, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from '../command.js';
 import { startInspectorRelay } from '../inspector-relay.js';
 import { loopkeeperCommand } from '../invocation.js';
-import { formatCount } from '../output/format.js';
+import { formatCount, formatQuantity } from '../output/format.js';
 import { createRunCompactor, type SummarizerChoice } from './run-compactor.js';
 import { createWorkspaceTools } from './workspace-tools.js';
 
@@ -82,7 +82,11 @@ export async function executeRun(settings: RunSettings, context: CommandContext)
       `Session ${sessionId} (${join(settings.directory, `${sessionId}.jsonl`)}), model ${model}${baseURL === undefined ? '' : ` at ${baseURL}`}, tools confined to ${root}`,
     );
     const stopEcho = echoTelemetry({ loop, context, note });
-    const interrupt = () => loop.send({ type: 'abort' });
+    let interrupted = false;
+    const interrupt = () => {
+      interrupted = true;
+      loop.send({ type: 'abort' });
+    };
     process.once('SIGINT', interrupt);
     loop.start();
     let finished: TurnResult;
@@ -97,15 +101,23 @@ export async function executeRun(settings: RunSettings, context: CommandContext)
       const directory =
         settings.directoryArgument === undefined ? '' : ` --dir ${settings.directoryArgument}`;
       note(
-        `Done in ${finished.steps} steps. Continue with --session ${sessionId}; audit with: ${loopkeeperCommand()} show ${sessionId}${directory}`,
+        `Done in ${formatQuantity(finished.steps, 'step')}. Continue with --session ${sessionId}; audit with: ${loopkeeperCommand({ env: context.env })} show ${sessionId}${directory}`,
       );
       return EXIT_OK;
+    }
+    if (finished.outcome === 'aborted' && interrupted) {
+      stderr.write(
+        `${style.red(`loopkeeper run: interrupted (Ctrl+C); the session log keeps everything so far: continue with --session ${sessionId}`)}\n`,
+      );
+      return EXIT_INTERRUPTED;
     }
     const reason =
       finished.error === undefined
         ? finished.outcome
         : `${finished.error.name}: ${finished.error.message}`;
-    stderr.write(`${style.red(`loopkeeper run: the run ended ${finished.outcome}: ${reason}`)}\n`);
+    stderr.write(
+      `${style.red(`loopkeeper run: error: the run ended ${finished.outcome}: ${reason}`)}\n`,
+    );
     return EXIT_FAILURE;
   } finally {
     await store.close();
