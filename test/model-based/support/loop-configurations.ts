@@ -76,9 +76,7 @@ function approvalConfigurations(): LoopConfiguration[] {
   return [
     loopConfiguration({ cap: 0, mutators: 'no mutators', approvals: true }),
     loopConfiguration({ cap: 1, approvals: true }),
-    loopConfiguration({ cap: 3, mutators: 'two mutators', approvals: true }),
     loopConfiguration({ cap: 1, approvals: true, resume: true }),
-    loopConfiguration({ cap: 1, resume: true }),
   ];
 }
 
@@ -89,6 +87,8 @@ export const replayConfigurations: readonly LoopConfiguration[] = [
   loopConfiguration({ cap: 1, mutators: 'two mutators' }),
   loopConfiguration({ cap: 1, queueWhileBusy: true }),
   loopConfiguration({ cap: 3, compactor: null }),
+  // Resumes, then waits for approvals in that run and the ones after it.
+  loopConfiguration({ cap: 0, mutators: 'no mutators', approvals: true, resume: true }),
 ];
 
 /**

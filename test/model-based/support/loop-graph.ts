@@ -26,12 +26,14 @@ export interface LoopConfiguration {
   readonly queueWhileBusy: boolean;
 }
 
+const recordDecisionsId = invokedActor('recordingDecisions').id;
+
 /**
  * How many queued decisions the running `recordDecisions` was given: it can record at most
  * those, not the ones queued while it writes. Read from the invoked actor's own input.
  */
 export function decisionsBeingRecorded(snapshot: LoopSnapshot): number {
-  const child = snapshot.children[invokedActor('recordingDecisions').id];
+  const child = snapshot.children[recordDecisionsId];
   const input = child?.getSnapshot().input as { decisions?: readonly unknown[] } | undefined;
   return input?.decisions?.length ?? 0;
 }
@@ -82,7 +84,7 @@ const mostAwaitedCalls = Math.max(
 
 /** `recordDecisions` records the first n of the decisions it was given, at least one. */
 function recordsWhatItWasGiven(snapshot: LoopSnapshot, outcome: Outcome): boolean {
-  if (outcome.event.type !== `xstate.done.actor.${invokedActor('recordingDecisions').id}`) {
+  if (outcome.event.type !== `xstate.done.actor.${recordDecisionsId}`) {
     return true;
   }
   const output = (outcome.event as { output: { recorded: readonly unknown[] } }).output;
@@ -90,9 +92,22 @@ function recordsWhatItWasGiven(snapshot: LoopSnapshot, outcome: Outcome): boolea
 }
 
 /**
+ * Where the host's decisions are offered: while calls wait and their decisions are written, and
+ * just before (a decision sent early) and after (late). Every other state of a run takes
+ * `tool.approval` by the same guard on `running` as these two, with no call waiting, like these.
+ */
+const decisionStates = new Set([
+  'gatingTools',
+  'awaitingApproval',
+  'recordingDecisions',
+  'toolResult',
+]);
+
+/**
  * The outcomes offered in a state: the user speaks in idle; busy states get every actor outcome
- * (and abort); where a run can wait for approvals, every state of a run also gets every decision,
- * awaited or not, so decisions that come early, late, twice or for an unknown call are covered.
+ * (and abort); where a run can wait for approvals, the states around the wait also get every
+ * decision, awaited or not, so decisions that come early, late, twice or for an unknown call
+ * are covered.
  */
 export function outcomesFor({
   snapshot,
@@ -112,7 +127,7 @@ export function outcomesFor({
     ? []
     : actorOutcomes[stateKey].filter((outcome) => recordsWhatItWasGiven(snapshot, outcome));
   if (snapshot.can(asMachineEvent(abort.event))) outcomes.push(abort);
-  if (mayAwaitApproval(configuration) && snapshot.matches('running')) outcomes.push(...decisions);
+  if (mayAwaitApproval(configuration) && decisionStates.has(stateKey)) outcomes.push(...decisions);
   if (configuration.queueWhileBusy && snapshot.context.queue.length === 0) {
     outcomes.push(userMessage);
   }
