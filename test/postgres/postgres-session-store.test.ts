@@ -1,0 +1,398 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  ConcurrencyError,
+  ConfigError,
+  createAgentLoop,
+  defineTool,
+  effectiveHistory,
+  FileSessionStore,
+  openAIChatModel,
+  runTurn,
+  StoreError,
+  validateTranscript,
+} from 'loopkeeper';
+import type { NewSessionEvent } from 'loopkeeper/log';
+import { PostgresSessionStore } from 'loopkeeper/postgres';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { user } from '../support/items.js';
+import {
+  fakeServerPerTest,
+  nextEvent,
+  readSession,
+  sharedTokenCounter,
+  whenIdle,
+} from '../support/loop-harness.js';
+import { rejection } from '../support/rejection.js';
+import { collect, FIXED_TIME, itemsAppended } from '../support/session-events.js';
+import { startPostgres, type TestPostgres } from './support/postgres-server.js';
+
+let server: TestPostgres;
+let pool: pg.Pool;
+let tables = 0;
+const opened: PostgresSessionStore[] = [];
+
+beforeAll(async () => {
+  server = await startPostgres();
+  pool = server.pool();
+});
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+});
+
+afterAll(async () => {
+  await pool?.end();
+  await server?.stop();
+});
+
+/** A store on a table of its own, migrated. */
+async function freshStore(
+  options: { readonly pool?: pg.Pool; readonly table?: string; readonly pageSize?: number } = {},
+): Promise<PostgresSessionStore> {
+  tables += 1;
+  const store = new PostgresSessionStore({
+    pool: options.pool ?? pool,
+    table: options.table ?? `events_${tables}`,
+    now: () => FIXED_TIME,
+    ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
+  });
+  opened.push(store);
+  await store.migrate();
+  return store;
+}
+
+async function tableExists(name: string): Promise<boolean> {
+  const result = await pool.query('SELECT to_regclass($1) IS NOT NULL AS exists', [name]);
+  return result.rows[0]?.exists === true;
+}
+
+describe('PostgresSessionStore.migrate', () => {
+  it('creates nothing until called, is idempotent, and is safe to run concurrently', async () => {
+    const store = new PostgresSessionStore({ pool, table: 'migrate_check' });
+    opened.push(store);
+    expect(await tableExists('migrate_check')).toBe(false);
+    const unmigrated = await rejection(store.append('s1', [itemsAppended([user('a')])]));
+    expect(unmigrated).toMatchObject({ name: 'StoreError', code: 'store_not_migrated' });
+    expect((unmigrated as Error).message).toMatch(/migrate\(\)/);
+    await Promise.all([store.migrate(), store.migrate(), store.migrate()]);
+    await store.append('s1', [itemsAppended([user('a')])]);
+    await store.migrate();
+    expect((await collect(store.read('s1'))).length).toBe(1);
+  });
+
+  it('refuses a table or schema name that is not a plain identifier, before any SQL', () => {
+    for (const table of ['events; DROP TABLE x', 'a"b', '', '1events', 'x'.repeat(49)]) {
+      expect(() => new PostgresSessionStore({ pool, table })).toThrow(ConfigError);
+    }
+    expect(() => new PostgresSessionStore({ pool, schema: 'public.x' })).toThrow(ConfigError);
+    expect(() => new PostgresSessionStore({})).toThrow(ConfigError);
+  });
+});
+
+describe('PostgresSessionStore session ids', () => {
+  it('refuses ids that would be unsafe in SQL, and stores quotes only as data never as SQL', async () => {
+    const store = await freshStore({ table: 'ids_check' });
+    for (const sessionId of ["x'); DROP TABLE ids_check; --", 'a"b', 'a b', '%']) {
+      expect(ConfigError.isInstance(await rejection(store.append(sessionId, [])))).toBe(true);
+    }
+    expect(await tableExists('ids_check')).toBe(true);
+    await store.append('s.1_-x', [itemsAppended([user("it's; DROP TABLE ids_check; --")])]);
+    expect(await store.list()).toEqual(['s.1_-x']);
+    expect(await tableExists('ids_check')).toBe(true);
+  });
+});
+
+describe('PostgresSessionStore round trip', () => {
+  const awkward: NewSessionEvent[] = [
+    itemsAppended([
+      user('nul \u0000, lone surrogate \ud800, emoji 🙂, quote " and backslash \\'),
+      { kind: 'user', id: 'big', content: [{ type: 'text', text: 'é'.repeat(10_000) }] },
+    ]),
+    { type: 'usage-reported', model: 'm', promptTokens: 2 ** 53 - 1, completionTokens: 0 },
+    { type: 'run-started', runId: 'r1' },
+  ];
+
+  it('stores the exact line the file store writes, and reads back what append returned', async () => {
+    const store = await freshStore({ table: 'round_trip' });
+    const written = await store.append('s1', awkward);
+    expect(await collect(store.read('s1'))).toEqual(written);
+    const directory = await mkdtemp(join(tmpdir(), 'loopkeeper-pg-file-'));
+    try {
+      const file = new FileSessionStore({ directory, now: () => FIXED_TIME });
+      await file.append('s1', awkward);
+      await file.close();
+      const lines = (await readFile(join(directory, 's1.jsonl'), 'utf8')).split('\n');
+      const rows = await pool.query('SELECT event::text AS event FROM round_trip ORDER BY seq');
+      expect(rows.rows.map((row) => row.event)).toEqual(lines.slice(0, -1));
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('pages through a long session by seq, from any seq', async () => {
+    const store = await freshStore({ pageSize: 3 });
+    const events = Array.from({ length: 10 }, (_, index) => itemsAppended([user(`i${index}`)]));
+    const written = await store.append('s1', events);
+    expect(await collect(store.read('s1'))).toEqual(written);
+    expect((await collect(store.read('s1', { fromSeq: 4 }))).map((event) => event.seq)).toEqual([
+      4, 5, 6, 7, 8, 9, 10,
+    ]);
+    expect(await collect(store.read('s1', { fromSeq: 11 }))).toEqual([]);
+  });
+});
+
+describe('PostgresSessionStore rows edited outside the store', () => {
+  async function storeWithRows(): Promise<{ store: PostgresSessionStore; table: string }> {
+    const table = `edited_${tables + 1}`;
+    const store = await freshStore({ table });
+    await store.append('s1', [
+      itemsAppended([user('a')]),
+      itemsAppended([user('b')]),
+      { type: 'run-finished', runId: 'r', outcome: 'completed', steps: 1 },
+    ]);
+    return { store, table };
+  }
+
+  it.each([
+    [
+      'a changed character',
+      (table: string) =>
+        `UPDATE ${table} SET event = replace(event::text, '"b"', '"c"')::json WHERE seq = 2`,
+      'corrupt_log',
+      /checksum does not match/,
+    ],
+    [
+      'a missing row',
+      (table: string) => `DELETE FROM ${table} WHERE seq = 2`,
+      'store_gap',
+      /expected seq 2; the log has a gap/,
+    ],
+    [
+      'a type column that disagrees',
+      (table: string) => `UPDATE ${table} SET type = 'run-started' WHERE seq = 2`,
+      'corrupt_log',
+      /type column/,
+    ],
+    [
+      'a newer schema version',
+      (table: string) =>
+        `UPDATE ${table} SET event = '{"v":99,"seq":2,"at":"x","type":"items-appended","items":[]}' WHERE seq = 2`,
+      'unsupported_schema_version',
+      /newer than this loopkeeper/,
+    ],
+  ])('fails the read with a typed StoreError on %s', async (_label, edit, code, message) => {
+    const { store, table } = await storeWithRows();
+    await pool.query(edit(table));
+    const error = await rejection(collect(store.read('s1')));
+    expect(StoreError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code });
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).toMatch(/Session s1 in table edited_\d+, row seq/);
+  });
+
+  it('reads a version 1 row (no checksum, old spellings) upgraded, like the file store', async () => {
+    const { store, table } = await storeWithRows();
+    await pool.query(
+      `UPDATE ${table} SET event = '{"v":1,"seq":3,"at":"2026-01-01T00:00:00.000Z","type":"run-finished","runId":"r","outcome":"step-limit","steps":1}' WHERE seq = 3`,
+    );
+    const events = await collect(store.read('s1'));
+    expect(events[2]).toMatchObject({ v: 1, outcome: 'step_limit' });
+  });
+});
+
+describe('PostgresSessionStore with two writers on one session', () => {
+  it('lets exactly one of two racing appends with the same expectedSeq win, and never interleaves', async () => {
+    const first = await freshStore({ table: 'two_writers' });
+    const otherPool = server.pool();
+    try {
+      const second = await freshStore({ pool: otherPool, table: 'two_writers' });
+      let lastSeq = 0;
+      for (let round = 0; round < 15; round += 1) {
+        const batch = (writer: string) =>
+          [1, 2, 3].map((part) => itemsAppended([user(`${writer}-${round}-${part}`)]));
+        const results = await Promise.allSettled([
+          first.append('s1', batch('first'), { expectedSeq: lastSeq }),
+          second.append('s1', batch('second'), { expectedSeq: lastSeq }),
+        ]);
+        const won = results.filter((result) => result.status === 'fulfilled');
+        const lost = results.flatMap((result) =>
+          result.status === 'rejected' ? [result.reason] : [],
+        );
+        expect(won).toHaveLength(1);
+        expect(lost).toHaveLength(1);
+        expect(ConcurrencyError.isInstance(lost[0])).toBe(true);
+        lastSeq += 3;
+      }
+      const events = await collect(second.read('s1'));
+      expect(events.map((event) => event.seq)).toEqual(
+        Array.from({ length: 45 }, (_, index) => index + 1),
+      );
+      // Every batch lies whole in the log: three events of one writer and one round in a row.
+      const authors = events.map((event) =>
+        event.type === 'items-appended' ? event.items[0]?.id.replace(/-\d$/, '') : undefined,
+      );
+      for (let start = 0; start < authors.length; start += 3) {
+        expect(new Set(authors.slice(start, start + 3)).size).toBe(1);
+      }
+    } finally {
+      await otherPool.end();
+    }
+  });
+
+  it('gives unconditional appends of two writers distinct, gapless seqs', async () => {
+    const first = await freshStore({ table: 'two_unconditional' });
+    const otherPool = server.pool();
+    try {
+      const second = await freshStore({ pool: otherPool, table: 'two_unconditional' });
+      await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          (index % 2 === 0 ? first : second).append('s1', [
+            itemsAppended([user(`w${index}-a`)]),
+            itemsAppended([user(`w${index}-b`)]),
+          ]),
+        ),
+      );
+      const events = await collect(first.read('s1'));
+      expect(events.map((event) => event.seq)).toEqual(
+        Array.from({ length: 40 }, (_, index) => index + 1),
+      );
+      const ids = events.map((event) =>
+        event.type === 'items-appended' ? event.items[0]?.id : '',
+      );
+      for (let start = 0; start < ids.length; start += 2) {
+        expect(ids[start]?.replace(/-a$/, '-b')).toBe(ids[start + 1]);
+      }
+    } finally {
+      await otherPool.end();
+    }
+  });
+});
+
+/** Resolves once some backend waits on a lock while running `INSERT INTO <table>`. */
+async function insertWaitingOnLock(observer: pg.Client, table: string): Promise<void> {
+  for (;;) {
+    const result = await observer.query(
+      `SELECT count(*)::int AS waiting FROM pg_stat_activity
+       WHERE wait_event_type = 'Lock' AND query LIKE $1`,
+      [`INSERT INTO "${table}"%`],
+    );
+    if (result.rows[0]?.waiting > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('PostgresSessionStore when the server dies', () => {
+  it('leaves no part of a batch the server was killed in the middle of, reports StoreError, and appends again once the server is back', async () => {
+    const table = 'killed_mid_append';
+    const store = await freshStore({ table });
+    await store.append('s1', [itemsAppended([user('a')]), itemsAppended([user('b')])]);
+    // Another transaction holds seq 5 uncommitted, so the batch for seqs 3 to 5 writes 3 and 4
+    // and then waits on 5: the server dies with part of the batch written.
+    const blocker = new pg.Client({
+      connectionString: server.connectionString,
+    });
+    const observer = new pg.Client({
+      connectionString: server.connectionString,
+    });
+    for (const client of [blocker, observer]) {
+      client.on('error', () => undefined);
+      await client.connect();
+    }
+    await blocker.query('BEGIN');
+    await blocker.query(
+      `INSERT INTO "${table}" (session_id, seq, type, event) VALUES ('s1', 5, 'run-started', '{}')`,
+    );
+    const appending = rejection(
+      store.append(
+        's1',
+        [itemsAppended([user('c')]), itemsAppended([user('d')]), itemsAppended([user('e')])],
+        { expectedSeq: 2 },
+      ),
+    );
+    await insertWaitingOnLock(observer, table);
+    await server.kill();
+
+    const error = await appending;
+    expect(StoreError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'io' });
+    expect((error as Error).message).toMatch(
+      /Cannot append to session s1 \(table killed_mid_append\)/,
+    );
+    const whileDown = await rejection(collect(store.read('s1')));
+    expect(whileDown).toMatchObject({ name: 'StoreError', code: 'io' });
+
+    await server.restart();
+    expect((await collect(store.read('s1'))).map((event) => event.seq)).toEqual([1, 2]);
+    const again = await store.append('s1', [itemsAppended([user('c')])], { expectedSeq: 2 });
+    expect(again.map((event) => event.seq)).toEqual([3]);
+    const rows = await pool.query(`SELECT seq FROM "${table}" ORDER BY seq`);
+    expect(rows.rows.map((row) => Number(row.seq))).toEqual([1, 2, 3]);
+    await blocker.end().catch(() => undefined);
+    await observer.end().catch(() => undefined);
+  });
+});
+
+describe('a loop on PostgresSessionStore whose server goes away mid-run', () => {
+  const fakeServer = fakeServerPerTest();
+
+  it('fails the run with a StoreError, keeps the log intact, and the next turn heals the session once the server is back', async () => {
+    const store = await freshStore({ table: 'loop_run' });
+    const openai = await fakeServer({
+      replies: [
+        { toolCalls: [{ id: 'call_1', name: 'deploy', arguments: { target: 'prod' } }] },
+        { text: 'Back again.' },
+      ],
+    });
+    const deploy = defineTool({
+      name: 'deploy',
+      description: 'Deploys.',
+      parameters: { type: 'object', properties: { target: { type: 'string' } } },
+      // The database dies while the tool runs: its result cannot be logged.
+      execute: async () => {
+        await server.kill();
+        return 'deployed';
+      },
+    });
+    const loop = createAgentLoop({
+      model: openAIChatModel({
+        baseURL: openai.url,
+        apiKey: 'k',
+        model: 'gpt-test',
+        maxRetries: 0,
+      }),
+      tools: [deploy],
+      store,
+      sessionId: 'support-7',
+      tokens: await sharedTokenCounter(),
+    });
+    loop.start();
+    const finished = nextEvent(loop, 'RunFinished');
+    loop.send({ type: 'user.message', content: 'Deploy it.' });
+    const failed = await finished;
+    await whenIdle(loop);
+    expect(failed).toMatchObject({ outcome: 'failed', error: { name: 'StoreError', code: 'io' } });
+
+    await server.restart();
+    const beforeHeal = await readSession(store, 'support-7');
+    expect(beforeHeal.map((event) => event.type)).toEqual([
+      'run-started',
+      'items-appended',
+      'usage-reported',
+      'items-appended',
+    ]);
+
+    const next = await runTurn(loop, 'Are you there?');
+    expect(next).toMatchObject({ outcome: 'completed', text: 'Back again.' });
+    const events = await readSession(store, 'support-7');
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+    const closed = events.find((event) => event.type === 'run-finished');
+    expect(closed).toMatchObject({ runId: failed.runId, outcome: 'failed' });
+    expect(validateTranscript(effectiveHistory(events))).toEqual([]);
+    const answer = effectiveHistory(events).find((item) => item.kind === 'toolResult');
+    expect(answer).toMatchObject({ callId: 'call_1', isError: true });
+    loop.stop();
+  });
+});
