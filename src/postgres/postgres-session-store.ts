@@ -1,11 +1,12 @@
 import pg from 'pg';
 import { ConcurrencyError, ConfigError, StoreError } from '../errors/index.js';
-import type { NewSessionEvent, SessionEvent } from '../log/events.js';
+import type { NewSessionEvent, SessionEvent, SessionEventType } from '../log/events.js';
 import { SerialQueue } from '../log/serial-queue.js';
 import { assertValidSessionId } from '../log/session-id.js';
 import { stampEvents } from '../log/stamp-events.js';
-import type { AppendOptions, ReadOptions, SessionStore } from '../log/store.js';
+import type { AppendOptions, IndexedSessionStore, ReadOptions } from '../log/store.js';
 import { assertExpectedSeq, assertFromSeq } from '../log/store-arguments.js';
+import { heldItemIds, itemIdKey } from './held-item-ids.js';
 import { MIGRATE_LOCK_KEY, schemaStatements } from './schema.js';
 import { isUniqueViolation, staleSeq, storeFailure } from './store-failure.js';
 import { type EventRow, eventOfRow } from './stored-row.js';
@@ -43,6 +44,8 @@ export interface PostgresSessionStoreOptions {
  *   win (the primary key refuses the second). A batch is all or nothing, also when the server
  *   dies mid-append.
  * - Reads page through the session by seq and check every row as the file store checks a line.
+ * - It has the `IndexedSessionStore` ability: a loop opens a session from its latest compaction
+ *   marker, reading the marker, the events holding the items it names and the events after it.
  * - Session ids follow the same rules as the other stores and only ever reach SQL as parameters.
  * - Database and connection failures are `StoreError`s (code `io`); the pool replaces a broken
  *   connection, so the next call works again once the server is back.
@@ -62,7 +65,7 @@ export interface PostgresSessionStoreOptions {
  * });
  * ```
  */
-export class PostgresSessionStore implements SessionStore {
+export class PostgresSessionStore implements IndexedSessionStore {
   readonly #pool: pg.Pool;
   readonly #ownsPool: boolean;
   readonly #table: TableName;
@@ -171,6 +174,56 @@ export class PostgresSessionStore implements SessionStore {
     return result.rows.map((row) => row.session_id);
   }
 
+  async readLatest(
+    sessionId: string,
+    { type, beforeSeq }: { readonly type: SessionEventType; readonly beforeSeq?: number },
+  ): Promise<SessionEvent | undefined> {
+    this.#assertOpen();
+    assertValidSessionId(sessionId);
+    assertFromSeq(beforeSeq);
+    const result = await this.#query<EventRow>({
+      action: `read the latest ${type} of session ${sessionId}`,
+      text: `SELECT seq, type, event::text AS event FROM ${this.#table.sql}
+             WHERE session_id = $1 AND type = $2 AND seq < $3 ORDER BY seq DESC LIMIT 1`,
+      values: [sessionId, type, beforeSeq ?? Number.MAX_SAFE_INTEGER],
+    });
+    const [row] = result.rows;
+    return row === undefined ? undefined : this.#eventOf({ row, sessionId });
+  }
+
+  async countEvents(
+    sessionId: string,
+    { type, beforeSeq }: { readonly type: SessionEventType; readonly beforeSeq?: number },
+  ): Promise<number> {
+    this.#assertOpen();
+    assertValidSessionId(sessionId);
+    assertFromSeq(beforeSeq);
+    const result = await this.#query<{ count: string }>({
+      action: `count the ${type} events of session ${sessionId}`,
+      text: `SELECT count(*) AS count FROM ${this.#table.sql}
+             WHERE session_id = $1 AND type = $2 AND seq < $3`,
+      values: [sessionId, type, beforeSeq ?? Number.MAX_SAFE_INTEGER],
+    });
+    return Number(result.rows[0]?.count ?? 0);
+  }
+
+  async readHoldingItems(
+    sessionId: string,
+    { ids, throughSeq }: { readonly ids: readonly string[]; readonly throughSeq: number },
+  ): Promise<readonly SessionEvent[]> {
+    this.#assertOpen();
+    assertValidSessionId(sessionId);
+    assertFromSeq(throughSeq);
+    if (ids.length === 0) return [];
+    const result = await this.#query<EventRow>({
+      action: `read the events holding items of session ${sessionId}`,
+      text: `SELECT seq, type, event::text AS event FROM ${this.#table.sql}
+             WHERE item_ids && $2::text[] AND session_id = $1 AND seq <= $3 ORDER BY seq`,
+      values: [sessionId, ids.map(itemIdKey), throughSeq],
+    });
+    return result.rows.map((row) => this.#eventOf({ row, sessionId }));
+  }
+
   /** Waits for pending appends; then ends the pool if the store made it. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -208,14 +261,17 @@ export class PostgresSessionStore implements SessionStore {
       // One statement: the batch is written whole, and only while the session ends at
       // expectedSeq. Two writers that both saw that seq cannot both insert expectedSeq + 1.
       const result = await this.#pool.query(
-        `INSERT INTO ${table} (session_id, seq, type, event)
-         SELECT $1, batch.seq, batch.type, batch.event::json
-         FROM unnest($2::bigint[], $3::text[], $4::text[]) AS batch(seq, type, event)
-         WHERE (SELECT coalesce(max(seq), 0) FROM ${table} WHERE session_id = $1) = $5`,
+        `INSERT INTO ${table} (session_id, seq, type, item_ids, event)
+         SELECT $1, batch.seq, batch.type,
+           ARRAY(SELECT json_array_elements_text(batch.item_ids::json)), batch.event::json
+         FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[])
+           AS batch(seq, type, item_ids, event)
+         WHERE (SELECT coalesce(max(seq), 0) FROM ${table} WHERE session_id = $1) = $6`,
         [
           sessionId,
           batch.events.map((event) => event.seq),
           batch.events.map((event) => event.type),
+          batch.events.map(heldItemIds),
           lines,
           expectedSeq,
         ],
@@ -239,6 +295,11 @@ export class PostgresSessionStore implements SessionStore {
       );
     }
     throw staleSeq({ sessionId, lastSeq: await this.#lastSeq(sessionId), expectedSeq });
+  }
+
+  /** A row read on its own (not in a run from some seq), so only its own seq can be checked. */
+  #eventOf({ row, sessionId }: { readonly row: EventRow; readonly sessionId: string }) {
+    return eventOfRow({ row, sessionId, table: this.#table.text, expectedSeq: Number(row.seq) });
   }
 
   async #lastSeq(sessionId: string): Promise<number> {

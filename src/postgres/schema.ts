@@ -8,8 +8,9 @@ import type { TableName } from './table-name.js';
  * - `event` is `json`, not `jsonb`: json keeps the text exactly as written, so the checksum
  *   each event carries (the same sealed line the file store writes) can be checked on read, and
  *   strings holding `\u0000` or a lone surrogate escape are kept (jsonb refuses both).
- * - `type` repeats the event's type so the partial index finds the latest compaction marker
- *   of a session without reading its events.
+ * - `type` repeats the event's type, and `item_ids` lists the ids of the items an event holds
+ *   (appended, or inline in a marker's view): with their indexes a session opens from its latest
+ *   compaction marker (`readLatest`, `readHoldingItems`) without reading the events before it.
  */
 export function schemaStatements(table: TableName): readonly string[] {
   return [
@@ -17,12 +18,13 @@ export function schemaStatements(table: TableName): readonly string[] {
       session_id text COLLATE "C" NOT NULL,
       seq bigint NOT NULL CHECK (seq >= 1),
       type text NOT NULL,
+      item_ids text[],
       event json NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (session_id, seq)
     )`,
-    `CREATE INDEX IF NOT EXISTS ${table.markerIndex} ON ${table.sql} (session_id, seq)
-      WHERE type = 'transcript-replaced'`,
+    `CREATE INDEX IF NOT EXISTS ${table.typeIndex} ON ${table.sql} (session_id, type, seq)`,
+    `CREATE INDEX IF NOT EXISTS ${table.itemIndex} ON ${table.sql} USING gin (item_ids)`,
   ];
 }
 

@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors/index.js';
 
-/** Longest table name: the marker index is named after it, and PostgreSQL cuts names at 63 bytes. */
+/** Longest table name: the indexes are named after it, and PostgreSQL cuts names at 63 bytes. */
 const MAX_TABLE_LENGTH = 48;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -8,8 +8,10 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export interface TableName {
   /** `"schema"."table"` or `"table"`. */
   readonly sql: string;
-  /** The marker index's name, quoted. */
-  readonly markerIndex: string;
+  /** The index by session, type and seq, quoted. */
+  readonly typeIndex: string;
+  /** The index by held item ids, quoted. */
+  readonly itemIndex: string;
   /** As the user wrote it, for messages. */
   readonly text: string;
 }
@@ -26,7 +28,8 @@ export function tableName({
     schema === undefined ? undefined : identifier({ value: schema, what: 'schema', maxLength: 63 });
   return {
     sql: space === undefined ? quote(name) : `${quote(space)}.${quote(name)}`,
-    markerIndex: quote(`${name}_markers`),
+    typeIndex: quote(`${name}_by_type`),
+    itemIndex: quote(`${name}_by_item`),
     text: space === undefined ? name : `${space}.${name}`,
   };
 }

@@ -5,16 +5,27 @@ import {
   ConcurrencyError,
   ConfigError,
   createAgentLoop,
+  createCompactor,
   defineTool,
   effectiveHistory,
+  extractiveSummarizer,
   FileSessionStore,
+  MemorySessionStore,
+  openAgentLoop,
   openAIChatModel,
   runTurn,
   StoreError,
+  tokenBudgetTrigger,
   validateTranscript,
 } from 'loopkeeper';
-import type { NewSessionEvent } from 'loopkeeper/log';
+import {
+  createProjection,
+  type IndexedSessionStore,
+  loadProjection,
+  type NewSessionEvent,
+} from 'loopkeeper/log';
 import { PostgresSessionStore } from 'loopkeeper/postgres';
+import { type ScriptedAnswer, ScriptedModel } from 'loopkeeper/testing';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { user } from '../support/items.js';
@@ -26,7 +37,7 @@ import {
   whenIdle,
 } from '../support/loop-harness.js';
 import { rejection } from '../support/rejection.js';
-import { collect, FIXED_TIME, itemsAppended } from '../support/session-events.js';
+import { collect, FIXED_TIME, itemsAppended, replacement } from '../support/session-events.js';
 import { startPostgres, type TestPostgres } from './support/postgres-server.js';
 
 let server: TestPostgres;
@@ -396,3 +407,195 @@ describe('a loop on PostgresSessionStore whose server goes away mid-run', () => 
     loop.stop();
   });
 });
+
+describe('PostgresSessionStore opening a session from its latest compaction marker', () => {
+  const TURNS = 8;
+  const notes = defineTool({
+    name: 'notes',
+    description: 'Returns notes for a topic.',
+    parameters: { type: 'object', properties: { topic: { type: 'string' } }, required: ['topic'] },
+    execute: ({ topic }: { topic: string }) => `notes about ${topic}: ${'detail '.repeat(150)}`,
+  });
+
+  /** Two scripted answers per turn: one tool call, then a conclusion. */
+  function answersFor(turns: number): ScriptedAnswer[] {
+    return Array.from({ length: turns }, (_, turn) => [
+      { toolCalls: [{ id: `call_${turn}`, name: 'notes', arguments: { topic: `topic ${turn}` } }] },
+      { text: `Conclusion ${turn}: ${'reasoned '.repeat(40)}` },
+    ]).flat();
+  }
+
+  async function loopOn(
+    store: PostgresSessionStore | MemorySessionStore,
+    answers: ScriptedAnswer[],
+  ) {
+    const tokens = await sharedTokenCounter();
+    return openAgentLoop({
+      model: new ScriptedModel({ tokens, turns: answers }),
+      tools: [notes],
+      compactor: createCompactor({
+        trigger: tokenBudgetTrigger({ maxTokens: 1_500, targetRatio: 0.5 }),
+        backend: extractiveSummarizer(),
+        structural: { pruneToolResults: { protectRecentTokens: 200, minSavingsTokens: 10 } },
+        summary: { keepRecentTokens: 300 },
+      }),
+      store,
+      sessionId: 'long',
+      tokens,
+    });
+  }
+
+  /** Counts the events a store hands out, whichever way they are asked for. */
+  function counting(store: IndexedSessionStore): {
+    store: IndexedSessionStore;
+    read: () => number;
+  } {
+    let read = 0;
+    const counted: IndexedSessionStore = {
+      append: (...args) => store.append(...args),
+      list: () => store.list(),
+      close: () => store.close(),
+      async *read(sessionId, options) {
+        for await (const event of store.read(sessionId, options)) {
+          read += 1;
+          yield event;
+        }
+      },
+      readLatest: async (sessionId, options) => {
+        const event = await store.readLatest(sessionId, options);
+        if (event !== undefined) read += 1;
+        return event;
+      },
+      countEvents: (sessionId, options) => store.countEvents(sessionId, options),
+      readHoldingItems: async (sessionId, options) => {
+        const events = await store.readHoldingItems(sessionId, options);
+        read += events.length;
+        return events;
+      },
+    };
+    return { store: counted, read: () => read };
+  }
+
+  it('rebuilds the same projection as a read from seq 1, reading a fraction of the log, and a loop reopened on it goes on', async () => {
+    const store = await freshStore({ table: 'resume' });
+    const writer = await loopOn(store, answersFor(TURNS));
+    writer.start();
+    for (let turn = 0; turn < TURNS; turn += 1) {
+      expect((await runTurn(writer, `Question ${turn}: ${'context '.repeat(30)}`)).outcome).toBe(
+        'completed',
+      );
+    }
+    writer.stop();
+    // The last run is left unfinished, as a crash would leave it, to be closed on the reopen.
+    await pool.query(`DELETE FROM resume WHERE seq = (SELECT max(seq) FROM resume)`);
+    const events = await readSession(store, 'long');
+    const markers = events.filter((event) => event.type === 'transcript-replaced');
+    expect(markers.length).toBeGreaterThanOrEqual(2);
+
+    const full = createProjection({ events });
+    const { store: counted, read } = counting(store);
+    const resumed = await loadProjection({ store: counted, sessionId: 'long' });
+    expect(resumed.items).toEqual(full.items);
+    expect(resumed.lastSeq).toBe(full.lastSeq);
+    expect(resumed.replacements).toBe(full.replacements);
+    expect(resumed.latestReplacement).toEqual(full.latestReplacement);
+    expect(resumed.latestUsage).toEqual(full.latestUsage);
+    expect(resumed.reportedUsage).toEqual(full.reportedUsage);
+    for (const item of full.items) {
+      expect(resumed.originalOf(item.id)).toEqual(full.originalOf(item.id));
+    }
+    expect(read()).toBeLessThan(events.length / 2);
+
+    // The loop opens the same way: same history, same run count, the unfinished run closed.
+    const copy = new MemorySessionStore();
+    await copy.append('long', events as unknown as NewSessionEvent[]);
+    const reference = await loopOn(copy, answersFor(1));
+    const reopened = await loopOn(store, answersFor(1));
+    expect(reopened.session.items).toEqual(reference.session.items);
+    expect(reopened.session.runs).toBe(reference.session.runs);
+    expect(reopened.session.lastSeq).toBe(reference.session.lastSeq);
+    const healed = (await readSession(store, 'long')).slice(events.length);
+    expect(healed.map((event) => event.type)).toEqual(
+      (await readSession(copy, 'long')).slice(events.length).map((event) => event.type),
+    );
+    expect(healed.at(-1)).toMatchObject({ type: 'run-finished', error: { code: 'interrupted' } });
+    reopened.start();
+    const next = await runTurn(reopened, 'One more.');
+    expect(next.outcome).toBe('completed');
+    const after = await readSession(store, 'long');
+    expect(validateTranscript(effectiveHistory(after))).toEqual([]);
+    reopened.stop();
+    reference.stop();
+  });
+
+  it('keeps what chained placeholders stand in for, and refs to an earlier summary, as a read from seq 1 does', async () => {
+    const store = await freshStore({ table: 'resume_chain' });
+    const call = (id: string) =>
+      ({
+        kind: 'assistant',
+        id: `a-${id}`,
+        toolCalls: [{ id, name: 'ls', arguments: '{}' }],
+      }) as const;
+    const result = (id: string, callId: string, content: string) =>
+      ({ kind: 'toolResult', id, callId, toolName: 'ls', content, isError: false }) as const;
+    const filler = Array.from({ length: 30 }, (_, index) => itemsAppended([user(`old-${index}`)]));
+    await store.append('s1', [
+      ...filler,
+      itemsAppended([user('goal'), call('c1'), result('r1', 'c1', 'full output')]),
+      { type: 'usage-reported', model: 'm', promptTokens: 10, completionTokens: 1 },
+    ]);
+    const summary = {
+      kind: 'context',
+      id: 'sum-1',
+      name: 'loopkeeper:compaction_summary',
+      content: 'summary',
+    } as const;
+    await store.append('s1', [
+      {
+        ...replacementOf(31),
+        view: [
+          { item: summary },
+          { ref: 'goal' },
+          { ref: 'a-c1' },
+          { item: result('r1-pruned', 'c1', '[pruned]'), replaces: 'r1' },
+        ],
+      },
+      itemsAppended([user('next')]),
+    ]);
+    await store.append('s1', [
+      {
+        ...replacementOf(34),
+        view: [
+          { ref: 'sum-1' },
+          { ref: 'goal' },
+          { ref: 'a-c1' },
+          { item: result('r1-pruned-again', 'c1', '[pruned again]'), replaces: 'r1-pruned' },
+          { ref: 'next' },
+        ],
+      },
+      itemsAppended([user('after')]),
+    ]);
+    const events = await readSession(store, 's1');
+    const full = createProjection({ events });
+    const resumed = await loadProjection({ store, sessionId: 's1' });
+    expect(resumed.items).toEqual(full.items);
+    expect(resumed.items.map((item) => item.id)).toEqual([
+      'sum-1',
+      'goal',
+      'a-c1',
+      'r1-pruned-again',
+      'next',
+      'after',
+    ]);
+    expect(full.originalOf('r1-pruned-again')).toMatchObject({ id: 'r1', content: 'full output' });
+    expect(resumed.originalOf('r1-pruned-again')).toEqual(full.originalOf('r1-pruned-again'));
+    expect(resumed.replacements).toBe(2);
+    expect(resumed.latestUsage).toEqual(full.latestUsage);
+    expect(resumed.lastSeq).toBe(full.lastSeq);
+  });
+});
+
+/** A compaction marker covering the log through `throughSeq`, its view set by the caller. */
+function replacementOf(throughSeq: number) {
+  return replacement({ throughSeq, view: [] });
+}
