@@ -548,7 +548,7 @@ describe('PostgresSessionStore opening a session from its latest compaction mark
       kind: 'context',
       id: 'sum-1',
       name: 'loopkeeper:compaction_summary',
-      content: 'summary',
+      text: 'summary',
     } as const;
     await store.append('s1', [
       {
