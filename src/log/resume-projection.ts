@@ -32,7 +32,7 @@ export interface ResumePoint {
  * import { resumeProjection } from 'loopkeeper/log';
  * import { PostgresSessionStore } from 'loopkeeper/postgres';
  *
- * const store = new PostgresSessionStore({ connectionString: process.env['DATABASE_URL'] });
+ * const store = new PostgresSessionStore({ connectionString: 'postgres://app@localhost/app' });
  * const { projection, fromSeq } = await resumeProjection({ store, sessionId: 'support-42' });
  * for await (const event of store.read('support-42', { fromSeq })) projection.apply(event);
  * console.log(projection.items.length, projection.lastSeq);

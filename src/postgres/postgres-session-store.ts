@@ -56,7 +56,7 @@ export interface PostgresSessionStoreOptions {
  * import { PostgresSessionStore } from 'loopkeeper/postgres';
  * import { ScriptedModel } from 'loopkeeper/testing';
  *
- * const store = new PostgresSessionStore({ connectionString: process.env['DATABASE_URL'] });
+ * const store = new PostgresSessionStore({ connectionString: 'postgres://app@localhost/app' });
  * await store.migrate(); // once per database; safe to repeat
  * const loop = createAgentLoop({
  *   model: new ScriptedModel({ turns: [] }),
