@@ -1,12 +1,19 @@
 import type { SessionEvent } from '../log/events.js';
 
 /**
- * An item id as the `item_ids` column holds it: its JSON string literal. PostgreSQL text cannot
- * hold U+0000, which an id may contain; the literal escapes it and is equal exactly when the
- * ids are.
+ * An item id as the `item_ids` column holds it: the JSON text of `[sessionId, id]`. The session
+ * in the key lets the item index alone find a session's holders, whatever the planner knows of
+ * the table; JSON escapes U+0000, which an id may contain and PostgreSQL text cannot hold, and
+ * two keys are equal exactly when session and id are.
  */
-export function itemIdKey(id: string): string {
-  return JSON.stringify(id);
+export function itemIdKey({
+  sessionId,
+  id,
+}: {
+  readonly sessionId: string;
+  readonly id: string;
+}): string {
+  return JSON.stringify([sessionId, id]);
 }
 
 /**
@@ -14,13 +21,20 @@ export function itemIdKey(id: string): string {
  * lists differ in length, which one SQL array parameter cannot hold): an `items-appended`
  * event's items, a marker's inline view items, none for other events.
  */
-export function heldItemIds(event: SessionEvent): string {
-  if (event.type === 'items-appended') {
-    return JSON.stringify(event.items.map((item) => itemIdKey(item.id)));
-  }
+export function heldItemIds({
+  sessionId,
+  event,
+}: {
+  readonly sessionId: string;
+  readonly event: SessionEvent;
+}): string {
+  const key = (id: string) => itemIdKey({ sessionId, id });
+  if (event.type === 'items-appended')
+    return JSON.stringify(event.items.map((item) => key(item.id)));
   if (event.type === 'transcript-replaced') {
-    const ids = event.view.flatMap((entry) => ('item' in entry ? [itemIdKey(entry.item.id)] : []));
-    return JSON.stringify(ids);
+    return JSON.stringify(
+      event.view.flatMap((entry) => ('item' in entry ? [key(entry.item.id)] : [])),
+    );
   }
   return '[]';
 }

@@ -217,9 +217,11 @@ export class PostgresSessionStore implements IndexedSessionStore {
     if (ids.length === 0) return [];
     const result = await this.#query<EventRow>({
       action: `read the events holding items of session ${sessionId}`,
+      // No session_id condition: the keys hold the session, and a condition on it would let
+      // the planner scan the whole session by the primary key instead of using the item index.
       text: `SELECT seq, type, event::text AS event FROM ${this.#table.sql}
-             WHERE item_ids && $2::text[] AND session_id = $1 AND seq <= $3 ORDER BY seq`,
-      values: [sessionId, ids.map(itemIdKey), throughSeq],
+             WHERE item_ids && $1::text[] AND seq <= $2 ORDER BY seq`,
+      values: [ids.map((id) => itemIdKey({ sessionId, id })), throughSeq],
     });
     return result.rows.map((row) => this.#eventOf({ row, sessionId }));
   }
@@ -271,7 +273,7 @@ export class PostgresSessionStore implements IndexedSessionStore {
           sessionId,
           batch.events.map((event) => event.seq),
           batch.events.map((event) => event.type),
-          batch.events.map(heldItemIds),
+          batch.events.map((event) => heldItemIds({ sessionId, event })),
           lines,
           expectedSeq,
         ],
@@ -322,9 +324,11 @@ export class PostgresSessionStore implements IndexedSessionStore {
     for (;;) {
       const page = await this.#query<EventRow>({
         action: `read session ${sessionId}`,
+        // Seqs have no gaps, so a page is a seq range: bounded on both ends, its plan reads
+        // one page of rows even before the table has statistics.
         text: `SELECT seq, type, event::text AS event FROM ${this.#table.sql}
-               WHERE session_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
-        values: [sessionId, next, this.#pageSize],
+               WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`,
+        values: [sessionId, next, next + this.#pageSize],
       });
       for (const row of page.rows) {
         yield eventOfRow({ row, sessionId, table: this.#table.text, expectedSeq: next });

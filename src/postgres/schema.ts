@@ -11,6 +11,8 @@ import type { TableName } from './table-name.js';
  * - `type` repeats the event's type, and `item_ids` lists the ids of the items an event holds
  *   (appended, or inline in a marker's view): with their indexes a session opens from its latest
  *   compaction marker (`readLatest`, `readHoldingItems`) without reading the events before it.
+ *   The item index is updated on insert (`fastupdate = off`): a pending list would be scanned
+ *   whole by every lookup until a vacuum merges it.
  */
 export function schemaStatements(table: TableName): readonly string[] {
   return [
@@ -24,7 +26,8 @@ export function schemaStatements(table: TableName): readonly string[] {
       PRIMARY KEY (session_id, seq)
     )`,
     `CREATE INDEX IF NOT EXISTS ${table.typeIndex} ON ${table.sql} (session_id, type, seq)`,
-    `CREATE INDEX IF NOT EXISTS ${table.itemIndex} ON ${table.sql} USING gin (item_ids)`,
+    `CREATE INDEX IF NOT EXISTS ${table.itemIndex} ON ${table.sql} USING gin (item_ids)
+      WITH (fastupdate = off)`,
   ];
 }
 

@@ -25,7 +25,12 @@ const PASSWORD = 'loopkeeper';
  * Starts a server on a free port. Tests run as root, which PostgreSQL refuses, so the package
  * runs it as an unprivileged `postgres` user it creates when missing.
  */
-export async function startPostgres(): Promise<TestPostgres> {
+export async function startPostgres({
+  durable = false,
+}: {
+  /** Keep fsync on, as a production server runs (benchmarks); tests turn it off. */
+  readonly durable?: boolean;
+} = {}): Promise<TestPostgres> {
   const parent = await mkdtemp(join(tmpdir(), 'loopkeeper-pg-'));
   // The server's user must reach its data directory inside the temporary one.
   await chmod(parent, 0o755);
@@ -40,10 +45,10 @@ export async function startPostgres(): Promise<TestPostgres> {
       password: PASSWORD,
       persistent: true,
       createPostgresUser: true,
-      initdbFlags: ['--encoding=UTF8', '--locale=C', '--no-sync'],
+      initdbFlags: ['--encoding=UTF8', '--locale=C', ...(durable ? [] : ['--no-sync'])],
       // Durability is the server's own concern, not what these tests check; fsync off saves
       // seconds per file on a shared disk.
-      postgresFlags: ['-c', 'fsync=off', '-c', 'listen_addresses=127.0.0.1'],
+      postgresFlags: [...(durable ? [] : ['-c', 'fsync=off']), '-c', 'listen_addresses=127.0.0.1'],
       onLog: (message) => log.push(message),
       onError: (message) => log.push(String(message)),
     });
