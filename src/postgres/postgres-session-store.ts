@@ -281,7 +281,9 @@ export class PostgresSessionStore implements IndexedSessionStore {
       inserted = result.rowCount ?? 0;
     } catch (cause) {
       if (isUniqueViolation(cause)) {
-        throw staleSeq({ sessionId, lastSeq: 'a later seq', expectedSeq, cause });
+        // Another writer committed expectedSeq + 1 while this insert ran.
+        const lastSeq = await this.#lastSeq(sessionId).catch(() => 'a later seq');
+        throw staleSeq({ sessionId, lastSeq, expectedSeq, cause });
       }
       throw storeFailure({
         action: `append to session ${sessionId}`,

@@ -253,6 +253,17 @@ describe('PostgresSessionStore with two writers on one session', () => {
     }
   });
 
+  it('refuses an expectedSeq ahead of the session, so no append leaves a gap', async () => {
+    const store = await freshStore();
+    await store.append('s1', [itemsAppended([user('a')])]);
+    const error = await rejection(
+      store.append('s1', [itemsAppended([user('b')])], { expectedSeq: 3 }),
+    );
+    expect(ConcurrencyError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/at seq 1, not the expected 3/);
+    expect((await collect(store.read('s1'))).map((event) => event.seq)).toEqual([1]);
+  });
+
   it('gives unconditional appends of two writers distinct, gapless seqs', async () => {
     const first = await freshStore({ table: 'two_unconditional' });
     const otherPool = server.pool();
@@ -350,7 +361,13 @@ describe('a loop on PostgresSessionStore whose server goes away mid-run', () => 
   const fakeServer = fakeServerPerTest();
 
   it('fails the run with a StoreError, keeps the log intact, and the next turn heals the session once the server is back', async () => {
-    const store = await freshStore({ table: 'loop_run' });
+    // The store's own pool: nothing but the store listens to it when the server goes away.
+    const store = new PostgresSessionStore({
+      connectionString: server.connectionString,
+      table: 'loop_run',
+    });
+    opened.push(store);
+    await store.migrate();
     const openai = await fakeServer({
       replies: [
         { toolCalls: [{ id: 'call_1', name: 'deploy', arguments: { target: 'prod' } }] },
