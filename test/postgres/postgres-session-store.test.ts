@@ -14,6 +14,7 @@ import {
   openAgentLoop,
   openAIChatModel,
   runTurn,
+  type SessionStore,
   StoreError,
   tokenBudgetTrigger,
   validateTranscript,
@@ -218,16 +219,33 @@ describe('PostgresSessionStore with two writers on one session', () => {
   it('lets exactly one of two racing appends with the same expectedSeq win, and never interleaves', async () => {
     const first = await freshStore({ table: 'two_writers' });
     const otherPool = server.pool();
+    const blocker = new pg.Client({ connectionString: server.connectionString });
+    // Outside the blocker's transaction, which would see one snapshot of pg_stat_activity.
+    const observer = new pg.Client({ connectionString: server.connectionString });
+    for (const client of [blocker, observer]) {
+      client.on('error', () => undefined);
+      await client.connect();
+    }
     try {
       const second = await freshStore({ pool: otherPool, table: 'two_writers' });
       let lastSeq = 0;
-      for (let round = 0; round < 15; round += 1) {
+      for (let round = 0; round < 5; round += 1) {
+        // An uncommitted row at the next seq holds both inserts after each has checked the
+        // last seq: they race for the same seq, as two machines would.
+        await blocker.query('BEGIN');
+        await blocker.query(
+          `INSERT INTO two_writers (session_id, seq, type, event) VALUES ('s1', $1, 'run-started', '{}')`,
+          [lastSeq + 1],
+        );
         const batch = (writer: string) =>
           [1, 2, 3].map((part) => itemsAppended([user(`${writer}-${round}-${part}`)]));
-        const results = await Promise.allSettled([
+        const racing = Promise.allSettled([
           first.append('s1', batch('first'), { expectedSeq: lastSeq }),
           second.append('s1', batch('second'), { expectedSeq: lastSeq }),
         ]);
+        await insertsWaitingOnLock({ observer, table: 'two_writers', count: 2 });
+        await blocker.query('ROLLBACK');
+        const results = await racing;
         const won = results.filter((result) => result.status === 'fulfilled');
         const lost = results.flatMap((result) =>
           result.status === 'rejected' ? [result.reason] : [],
@@ -235,11 +253,14 @@ describe('PostgresSessionStore with two writers on one session', () => {
         expect(won).toHaveLength(1);
         expect(lost).toHaveLength(1);
         expect(ConcurrencyError.isInstance(lost[0])).toBe(true);
+        expect((lost[0] as Error).message).toMatch(
+          new RegExp(`at seq ${lastSeq + 3}, not the expected ${lastSeq}`),
+        );
         lastSeq += 3;
       }
       const events = await collect(second.read('s1'));
       expect(events.map((event) => event.seq)).toEqual(
-        Array.from({ length: 45 }, (_, index) => index + 1),
+        Array.from({ length: 15 }, (_, index) => index + 1),
       );
       // Every batch lies whole in the log: three events of one writer and one round in a row.
       const authors = events.map((event) =>
@@ -249,6 +270,8 @@ describe('PostgresSessionStore with two writers on one session', () => {
         expect(new Set(authors.slice(start, start + 3)).size).toBe(1);
       }
     } finally {
+      await blocker.end();
+      await observer.end();
       await otherPool.end();
     }
   });
@@ -293,15 +316,23 @@ describe('PostgresSessionStore with two writers on one session', () => {
   });
 });
 
-/** Resolves once some backend waits on a lock while running `INSERT INTO <table>`. */
-async function insertWaitingOnLock(observer: pg.Client, table: string): Promise<void> {
+/** Resolves once `count` backends wait on a lock while running `INSERT INTO <table>`. */
+async function insertsWaitingOnLock({
+  observer,
+  table,
+  count = 1,
+}: {
+  readonly observer: pg.Client;
+  readonly table: string;
+  readonly count?: number;
+}): Promise<void> {
   for (;;) {
     const result = await observer.query(
       `SELECT count(*)::int AS waiting FROM pg_stat_activity
        WHERE wait_event_type = 'Lock' AND query LIKE $1`,
       [`INSERT INTO "${table}"%`],
     );
-    if (result.rows[0]?.waiting > 0) return;
+    if (result.rows[0]?.waiting >= count) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
@@ -334,7 +365,7 @@ describe('PostgresSessionStore when the server dies', () => {
         { expectedSeq: 2 },
       ),
     );
-    await insertWaitingOnLock(observer, table);
+    await insertsWaitingOnLock({ observer, table });
     await server.kill();
 
     const error = await appending;
@@ -442,10 +473,7 @@ describe('PostgresSessionStore opening a session from its latest compaction mark
     ]).flat();
   }
 
-  async function loopOn(
-    store: PostgresSessionStore | MemorySessionStore,
-    answers: ScriptedAnswer[],
-  ) {
+  async function loopOn(store: SessionStore, answers: ScriptedAnswer[]) {
     const tokens = await sharedTokenCounter();
     return openAgentLoop({
       model: new ScriptedModel({ tokens, turns: answers }),
@@ -527,7 +555,9 @@ describe('PostgresSessionStore opening a session from its latest compaction mark
     const copy = new MemorySessionStore();
     await copy.append('long', events as unknown as NewSessionEvent[]);
     const reference = await loopOn(copy, answersFor(1));
-    const reopened = await loopOn(store, answersFor(1));
+    const opening = counting(store);
+    const reopened = await loopOn(opening.store, answersFor(1));
+    expect(opening.read()).toBeLessThan(events.length / 2);
     expect(reopened.session.items).toEqual(reference.session.items);
     expect(reopened.session.runs).toBe(reference.session.runs);
     expect(reopened.session.lastSeq).toBe(reference.session.lastSeq);
