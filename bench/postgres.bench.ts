@@ -20,7 +20,7 @@ import { startPostgres } from '../test/postgres/support/postgres-server.js';
 
 const APPENDS = 400;
 const LONG_SESSION = 100_000;
-const OPENS = 5;
+const OPENS = 3;
 
 const text = 'x'.repeat(200);
 let nextId = 0;

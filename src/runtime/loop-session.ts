@@ -138,7 +138,11 @@ export class LoopSession {
       this.#projection = resumed.projection;
       this.#runs = resumed.runs;
     }
-    for await (const event of this.store.read(this.sessionId, { fromSeq: resumed?.fromSeq ?? 1 })) {
+    const events =
+      resumed === undefined
+        ? this.store.read(this.sessionId)
+        : this.store.read(this.sessionId, { fromSeq: resumed.fromSeq });
+    for await (const event of events) {
       if (resumed !== undefined && event.seq < resumed.markerSeq) this.#applyBeforeMarker(event);
       else this.#applyChecked(event);
       if (event.type === 'run-started') openRun = event.runId;
