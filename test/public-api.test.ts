@@ -58,7 +58,11 @@ const readmeNames = ['agentSummarizer', 'runTurn', 'LoopNotRunningError'] as con
 const subpathOnly = [
   ['loopkeeper/transcript', transcript, ['assertValidTranscript', 'userTurns', 'createItemId']],
   ['loopkeeper/tokens', tokens, ['countTokens', 'createCalibration', 'countRequest']],
-  ['loopkeeper/log', log, ['SessionProjection', 'loadProjection', 'assertValidSessionId']],
+  [
+    'loopkeeper/log',
+    log,
+    ['SessionProjection', 'loadProjection', 'assertValidSessionId', 'resumeProjection'],
+  ],
   ['loopkeeper/compaction', compaction, ['pruneLargestToolResults', 'clipToolResults']],
   ['loopkeeper/model', model, ['chatRequestBody', 'classifyModelError']],
   ['loopkeeper/tools', tools, ['executeToolCalls', 'createToolRegistry']],
@@ -119,6 +123,7 @@ describe('the package entry points', () => {
         './machines',
         './model',
         './otel',
+        './postgres',
         './restate',
         './runtime',
         './testing',

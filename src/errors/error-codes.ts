@@ -82,6 +82,7 @@ export const ERROR_CODES = {
     'session_locked',
     'store_closed',
     'store_gap',
+    'store_not_migrated',
     'store_wrong_session',
     'symlink_refused',
     'unresolved_reference',

@@ -48,8 +48,7 @@ export class SessionLogParser {
     this.#lineNumber += 1;
     const event = parseStoredLine({
       line,
-      path: this.#path,
-      lineNumber: this.#lineNumber,
+      where: `Session log ${this.#path}, line ${this.#lineNumber}`,
       expectedSeq: this.#lastSeq + 1,
     });
     this.#lastSeq = event.seq;

@@ -17,25 +17,24 @@ interface StoredFields {
 const FIRST_SEALED_VERSION = 2;
 
 /**
- * One complete (newline-terminated) line of a session log file as an event. A complete line was
- * written whole, so anything wrong with it is corruption, never a torn write: a checksum that
- * does not match, text that is not JSON, a wrong seq, an unknown type or a newer version all
- * throw `StoreError` naming the file and 1-based line. The checksum field is not part of the
- * event.
+ * One complete (newline-terminated) line of a session log file, or one stored row of another
+ * store, as an event. A complete line was written whole, so anything wrong with it is
+ * corruption, never a torn write: a checksum that does not match, text that is not JSON, a wrong
+ * seq, an unknown type or a newer version all throw `StoreError` naming `where` (the file and
+ * 1-based line, or the row). The checksum field is not part of the event.
  */
 export function parseStoredLine({
   line,
-  path,
-  lineNumber,
+  where,
   expectedSeq,
 }: {
   readonly line: Uint8Array;
-  readonly path: string;
-  readonly lineNumber: number;
+  /** Where the line was read, for the error: `Session log <path>, line <n>`. */
+  readonly where: string;
   readonly expectedSeq: number;
 }): SessionEvent {
   const fail = (problem: string, code: StoreErrorCode = 'corrupt_log'): never => {
-    throw new StoreError(`Session log ${path}, line ${lineNumber}: ${problem}`, { code });
+    throw new StoreError(`${where}: ${problem}`, { code });
   };
   const seal = checkSeal(line);
   if (seal === 'mismatch') {

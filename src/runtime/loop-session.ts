@@ -5,7 +5,7 @@ import { ProtocolError } from '../errors/protocol-error.js';
 import { StoreError } from '../errors/store-error.js';
 import type { NewSessionEvent, SessionEvent } from '../log/events.js';
 import { type ReportedUsage, SessionProjection } from '../log/projection.js';
-import type { SessionStore } from '../log/store.js';
+import { isIndexedSessionStore, type SessionStore } from '../log/store.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter, TokenEncoding } from '../tokens/types.js';
 import { checkItem } from '../transcript/check-item.js';
@@ -14,6 +14,7 @@ import { applyCheckedLogEvent } from './checked-log-event.js';
 import { closingEvents, interruptedRunFinished } from './closing-events.js';
 import { guardedTokenCounter } from './guarded-token-counter.js';
 import { ProtocolTracker } from './protocol-tracker.js';
+import { resumeLoopSession } from './resume-loop-session.js';
 import { RunProgress, type UnfinishedRun } from './run-progress.js';
 
 /**
@@ -167,14 +168,41 @@ export class LoopSession {
   }
 
   async #load(): Promise<void> {
-    let openRun: string | null = null;
-    for await (const event of this.store.read(this.sessionId)) {
-      this.#applyChecked(event);
+    // An indexed store (PostgreSQL) opens from the latest compaction marker, not from seq 1.
+    const resumed = isIndexedSessionStore(this.store)
+      ? await resumeLoopSession({ store: this.store, sessionId: this.sessionId })
+      : undefined;
+    let openRun: string | null = resumed?.openRun ?? null;
+    if (resumed !== undefined) {
+      this.#projection = resumed.projection;
+      this.#runs = resumed.runs;
+      await this.#followOpenRunBefore(resumed.openRunSeq, resumed.fromSeq);
+    }
+    const events =
+      resumed === undefined
+        ? this.store.read(this.sessionId)
+        : this.store.read(this.sessionId, { fromSeq: resumed.fromSeq });
+    for await (const event of events) {
+      if (resumed !== undefined && event.seq < resumed.markerSeq) this.#applyBeforeMarker(event);
+      else this.#applyChecked(event);
       if (event.type === 'run-started') openRun = event.runId;
       else if (event.type === 'run-finished') openRun = null;
     }
     if (openRun !== null && this.#interrupted === 'fail')
       await this.#recoverInterruptedRun(openRun);
+  }
+
+  /**
+   * A run still open when the log is read from a marker may have started before it: its events
+   * up to there are read only for what resume and approvals need to know (started calls,
+   * requests, decisions, steps), not for the projection.
+   */
+  async #followOpenRunBefore(openRunSeq: number | null, fromSeq: number): Promise<void> {
+    if (openRunSeq === null || openRunSeq >= fromSeq) return;
+    for await (const event of this.store.read(this.sessionId, { fromSeq: openRunSeq })) {
+      if (event.seq >= fromSeq) break;
+      this.#progress.observe(event);
+    }
   }
 
   /** Applies an event read from the log (on open, or catching up), checked against the protocol. */
@@ -186,6 +214,16 @@ export class LoopSession {
       tracker: this.#tracker,
       sessionId,
     });
+    this.#progress.observe(event);
+    if (event.type === 'run-started') this.#runs += 1;
+  }
+
+  /**
+   * Applies an event between a resumed marker's `throughSeq` and the marker: the tracker is
+   * rebuilt from the marker's whole history when the marker is applied, which checks it then.
+   */
+  #applyBeforeMarker(event: SessionEvent): void {
+    this.#projection.apply(event);
     this.#progress.observe(event);
     if (event.type === 'run-started') this.#runs += 1;
   }
