@@ -1,4 +1,5 @@
 import { LoopkeeperError } from '../errors/loopkeeper-error.js';
+import { sliceText } from '../transcript/code-points.js';
 
 const maxLineLength = 400;
 
@@ -19,7 +20,7 @@ export function describeError(error: unknown): string {
       ? `${error.name}: `
       : '';
   const line = `${name}${flat === '' ? 'unknown error' : flat}`;
-  return line.length <= maxLineLength ? line : `${line.slice(0, maxLineLength - 1)}…`;
+  return line.length <= maxLineLength ? line : `${sliceText(line, 0, maxLineLength - 1)}…`;
 }
 
 /** The full story for --verbose: stack and causes. */
