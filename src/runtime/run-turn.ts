@@ -4,7 +4,7 @@ import { LoopNotRunningError } from '../errors/loop-not-running-error.js';
 import type { RunFinished } from '../events/telemetry-events.js';
 import type { AgentLoopActor } from './create-agent-loop.js';
 import { isLoopRunning } from './is-loop-running.js';
-import { type TurnRecord, turnRecord } from './turn-record.js';
+import { type TurnRecord, turnRecord, unavailableRecord } from './turn-record.js';
 
 /**
  * What one turn produced, read from the session log: a host needs no `session.items`. It is
@@ -17,6 +17,8 @@ export interface TurnResult extends RunFinished, TurnRecord {}
  * when other messages are queued or other `runTurn` calls overlap: the message carries a run
  * id chosen here, and only that run's events count. Rejects with `LoopNotRunningError` when the
  * loop was never started, is stopped or closed, or stops before the run finishes.
+ * A run that finished always resolves: when only reading its events back fails, the result
+ * carries `recordError` (and no text, items or usage) instead of rejecting.
  *
  * @example
  * ```ts
@@ -48,9 +50,11 @@ export function runTurn(loop: AgentLoopActor, content: UserContent): Promise<Tur
     const finished = loop.on('RunFinished', (event) => {
       if (event.runId !== runId) return;
       cleanUp();
+      // The run is over and logged as `event` says: failing to read its record back (a disk
+      // error) must not look like a failed send, or a host that retries sends it twice.
       turnRecord({ session: loop.session, runId, fromSeq }).then(
         (record) => resolve({ ...event, ...record }),
-        reject,
+        (error: unknown) => resolve({ ...event, ...unavailableRecord(error) }),
       );
     });
     const stopped = loop.subscribe({
