@@ -42,7 +42,15 @@ export interface ExecuteToolCallsOptions {
   readonly onCallbackError?: (error: unknown) => void;
   /** Id for each result item. */
   readonly createId?: () => string;
+  /**
+   * The most calls that run at once; the rest wait for a free slot, in call order. Default
+   * `DEFAULT_MAX_PARALLEL_TOOLS` (16): a model can ask for thousands of calls in one answer.
+   */
+  readonly maxConcurrency?: number;
 }
+
+/** Tool calls of one answer that run at once unless a loop says otherwise (`maxParallelTools`). */
+export const DEFAULT_MAX_PARALLEL_TOOLS = 16;
 
 interface CallOutcome {
   readonly content: string;
@@ -87,12 +95,19 @@ export async function executeToolCalls({
   onCallFinished,
   onCallbackError = (error) => console.error('loopkeeper: a tool call callback threw', error),
   createId = () => createItemId(),
+  maxConcurrency = DEFAULT_MAX_PARALLEL_TOOLS,
 }: ExecuteToolCallsOptions): Promise<ToolResultItem[]> {
   const registry = Array.isArray(tools) ? createToolRegistry(tools) : (tools as ToolRegistry);
   if (!isValidTimeout(defaultTimeoutMs)) {
     throw new ConfigError(
       `defaultTimeoutMs must be a whole number of milliseconds from 1 to 2147483647 (got ${defaultTimeoutMs}).`,
       { code: 'config_invalid_timeout' },
+    );
+  }
+  if (!(Number.isSafeInteger(maxConcurrency) && maxConcurrency >= 1)) {
+    throw new ConfigError(
+      `maxConcurrency must be a whole number of 1 or more (got ${maxConcurrency}).`,
+      { code: 'config' },
     );
   }
   const notify = <Info>(callback: ((info: Info) => void) | undefined, info: Info): void => {
@@ -102,21 +117,20 @@ export async function executeToolCalls({
       onCallbackError(error);
     }
   };
-  const outcomes = await Promise.all(
-    calls.map(async (call): Promise<CallOutcome> => {
-      const identity = { callId: call.id, toolName: call.name };
-      const startedAt = performance.now();
-      notify(onCallStarted, identity);
-      const outcome = await settleCall({ registry, call, signal, defaultTimeoutMs });
-      notify(onCallFinished, {
-        ...identity,
-        isError: outcome.isError,
-        durationMs: performance.now() - startedAt,
-        outputLength: outcome.content.length,
-      });
-      return outcome;
-    }),
-  );
+  const runCall = async (call: ToolCall): Promise<CallOutcome> => {
+    const identity = { callId: call.id, toolName: call.name };
+    const startedAt = performance.now();
+    notify(onCallStarted, identity);
+    const outcome = await settleCall({ registry, call, signal, defaultTimeoutMs });
+    notify(onCallFinished, {
+      ...identity,
+      isError: outcome.isError,
+      durationMs: performance.now() - startedAt,
+      outputLength: outcome.content.length,
+    });
+    return outcome;
+  };
+  const outcomes = await inSlots({ calls, slots: maxConcurrency, run: runCall });
   // Ids are made in call order, not completion order, so sequential id schemes follow the transcript.
   return calls.map((call, index) => {
     const outcome = outcomes[index] as CallOutcome;
@@ -262,4 +276,31 @@ function runWithDeadline(options: {
 
 function failure(content: string): CallOutcome {
   return { content, isError: true };
+}
+
+/**
+ * Runs `run` over `calls` with at most `slots` at once, starting them in order; the outcomes
+ * come back in call order. A call waiting for a slot when the run is aborted starts, sees the
+ * aborted signal and settles at once as aborted.
+ */
+async function inSlots({
+  calls,
+  slots,
+  run,
+}: {
+  readonly calls: readonly ToolCall[];
+  readonly slots: number;
+  readonly run: (call: ToolCall) => Promise<CallOutcome>;
+}): Promise<CallOutcome[]> {
+  const outcomes: CallOutcome[] = new Array(calls.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < calls.length) {
+      const index = next;
+      next += 1;
+      outcomes[index] = await run(calls[index] as ToolCall);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(slots, calls.length) }, worker));
+  return outcomes;
 }

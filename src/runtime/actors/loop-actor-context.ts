@@ -21,6 +21,8 @@ export interface LoopActorContext {
   readonly mutators: readonly LoopMutator[];
   readonly compactor: Compactor | undefined;
   readonly toolTimeoutMs: number | undefined;
+  /** The most tool calls that run at once. */
+  readonly maxParallelTools: number;
   /** What the model is told about the tools, computed once. */
   readonly specs: readonly ToolSpec[];
   /** Tokens of a request outside its items, for budget checks between usage reports. */

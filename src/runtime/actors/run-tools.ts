@@ -7,13 +7,14 @@ import { forward, loopActor } from './loop-actor-context.js';
 
 /** Runs the open tool calls concurrently and logs their results. */
 export const runToolsActor = loopActor<RunToolsOutput, RunToolsInput>(
-  async ({ session, tools, toolTimeoutMs }, { input, signal }) => {
+  async ({ session, tools, toolTimeoutMs, maxParallelTools }, { input, signal }) => {
     const telemetry = (event: TelemetryEvent) => forward(input.loop, event);
     const calls = session.pendingToolCalls;
     const results = await executeToolCalls({
       tools: registryOf(tools),
       calls,
       signal,
+      maxConcurrency: maxParallelTools,
       ...(toolTimeoutMs === undefined ? {} : { defaultTimeoutMs: toolTimeoutMs }),
       onCallStarted: ({ callId, toolName }) =>
         telemetry({
