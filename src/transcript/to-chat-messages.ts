@@ -5,6 +5,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import { assertValidTranscript } from './assert-valid-transcript.js';
 import { isSendableName } from './chat/names.js';
+import { fencedSummaryText, isSummaryContext } from './chat/summary-message.js';
 import type {
   AssistantItem,
   ChatShape,
@@ -143,6 +144,8 @@ function toolMessage(item: ToolResultItem): ChatCompletionMessageParam {
 }
 
 function contextMessage(item: ContextItem): ChatCompletionMessageParam {
+  // A summary quotes untrusted text: data in the user's turn, never system authority.
+  if (isSummaryContext(item)) return { role: 'user', content: fencedSummaryText(item.text) };
   const role = item.chatShape?.role ?? 'system';
   const content = textContent(item.text, item.chatShape);
   const sendName =
