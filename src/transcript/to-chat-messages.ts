@@ -25,7 +25,9 @@ export interface ToChatMessagesOptions {
 /**
  * Renders items as OpenAI Chat Completions messages: `instructions` first as a system
  * message, then one message per item. Context items become system messages (developer when
- * they came from one), reasoning the `reasoning_content` field compatible servers read.
+ * they came from one), except a compaction summary: it quotes untrusted text, so it is sent as
+ * a user message holding the summary in a fenced data block (see `fencedSummaryText`).
+ * Reasoning goes in the `reasoning_content` field compatible servers read.
  * Chat messages have no error flag: an `isError` result is sent as its content alone.
  *
  * @example
