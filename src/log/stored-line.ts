@@ -2,6 +2,7 @@ import type { StoreErrorCode } from '../errors/error-codes.js';
 import { StoreError } from '../errors/index.js';
 import { SESSION_EVENT_TYPES, SESSION_SCHEMA_VERSION, type SessionEvent } from './events.js';
 import { checkSeal } from './line-checksum.js';
+import { newEventProblem } from './new-event-problem.js';
 import { upgradeStoredEvent } from './upgrade-stored-event.js';
 
 /** Fields a stored line may carry; none is trusted until checked. */
@@ -71,6 +72,10 @@ export function parseStoredLine({
   if (typeof type !== 'string' || !(SESSION_EVENT_TYPES as readonly string[]).includes(type)) {
     return fail(`unknown event type ${JSON.stringify(type) ?? 'undefined'}`);
   }
+  // A valid checksum proves the line is as written, not that what was written is an event: a
+  // forged or buggy line (`items: null`) must fail here, typed, not later as a TypeError.
+  const problem = newEventProblem({ event: value, seq: expectedSeq });
+  if (problem !== undefined) return fail(`not a valid ${type} event: ${problem}`);
   if (seal === 'valid') {
     const { crc: _checksum, ...event } = fields;
     return upgradeStoredEvent(event as SessionEvent, version);

@@ -14,6 +14,7 @@ import { assertValidSessionId } from '../log/session-id.js';
 import type { SessionStore } from '../log/store.js';
 import type { ModelAdapter } from '../model/types.js';
 import type { TokenCounter, TokenEncoding } from '../tokens/types.js';
+import { DEFAULT_MAX_PARALLEL_TOOLS } from '../tools/execute-tool-calls.js';
 import { createToolRegistry } from '../tools/tool-registry.js';
 import type { AnyToolDefinition } from '../tools/types.js';
 import { createItemId } from '../transcript/ids.js';
@@ -34,6 +35,11 @@ export interface AgentLoopOptions {
   readonly maxConsecutiveCompactions?: number;
   readonly maxStepsPerRun?: number;
   readonly toolTimeoutMs?: number;
+  /**
+   * The most tool calls of one answer that run at once; the others wait for a free slot.
+   * Default 16 (`DEFAULT_MAX_PARALLEL_TOOLS`).
+   */
+  readonly maxParallelTools?: number;
   /** A ready token counter; otherwise one is loaded lazily on the first run. */
   readonly tokens?: TokenCounter;
   readonly encoding?: TokenEncoding;
@@ -98,6 +104,7 @@ export function createAgentLoopLogic({
   maxConsecutiveCompactions = DEFAULT_MAX_CONSECUTIVE_COMPACTIONS,
   maxStepsPerRun = DEFAULT_MAX_STEPS_PER_RUN,
   toolTimeoutMs,
+  maxParallelTools = DEFAULT_MAX_PARALLEL_TOOLS,
   tokens,
   encoding = 'o200k_base',
   interrupted = 'fail',
@@ -107,6 +114,12 @@ export function createAgentLoopLogic({
     throw new ConfigError(
       `createAgentLoop: toolTimeoutMs must be a whole number of milliseconds > 0, got ${toolTimeoutMs}`,
       { code: 'config_invalid_timeout' },
+    );
+  }
+  if (!(Number.isSafeInteger(maxParallelTools) && maxParallelTools >= 1)) {
+    throw new ConfigError(
+      `createAgentLoop: maxParallelTools must be a whole number of 1 or more, got ${maxParallelTools}`,
+      { code: 'config' },
     );
   }
   createToolRegistry(tools);
@@ -127,6 +140,7 @@ export function createAgentLoopLogic({
     mutators,
     compactor,
     toolTimeoutMs,
+    maxParallelTools,
   });
   return {
     logic: bindLoopContext(context),

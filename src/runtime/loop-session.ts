@@ -9,6 +9,7 @@ import { isIndexedSessionStore, type SessionStore } from '../log/store.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter, TokenEncoding } from '../tokens/types.js';
 import { checkItem } from '../transcript/check-item.js';
+import { wellFormedValue } from '../transcript/code-points.js';
 import type { Item } from '../transcript/types.js';
 import { applyCheckedLogEvent } from './checked-log-event.js';
 import { closingEvents, interruptedRunFinished } from './closing-events.js';
@@ -367,7 +368,10 @@ export class LoopSession {
     return next;
   }
 
-  async #appendNow(events: readonly NewSessionEvent[]): Promise<void> {
+  async #appendNow(offered: readonly NewSessionEvent[]): Promise<void> {
+    // The one door into the log: lone surrogates in user, tool or model text become U+FFFD
+    // here, so nothing logged (and so nothing sent later) is invalid Unicode.
+    const events = wellFormedValue(offered);
     this.#checkProtocol(events);
     let written: readonly SessionEvent[];
     try {

@@ -5,7 +5,7 @@ import type { PendingApproval, RunFinished } from '../events/telemetry-events.js
 import type { RunOutcome } from '../log/events.js';
 import type { AgentLoopActor } from './create-agent-loop.js';
 import { isLoopRunning } from './is-loop-running.js';
-import { type TurnRecord, turnRecord } from './turn-record.js';
+import { type TurnRecord, turnRecord, unavailableRecord } from './turn-record.js';
 
 /** How a turn ended for now: a run outcome, or paused until calls are decided. */
 export type TurnOutcome = RunOutcome | 'awaiting_approval';
@@ -215,12 +215,13 @@ export function waitForTurn(
     });
     const finished = loop.on('RunFinished', (event) => {
       if (event.runId !== runId) return;
+      // The run is over and logged as `event` says: failing to read its record back (a disk
+      // error) must not look like a failed send, or a host that retries sends it twice.
       finish(
-        turnRecord({ session, runId, fromSeq: startSeq }).then((record) => ({
-          ...event,
-          ...record,
-          pending: [],
-        })),
+        turnRecord({ session, runId, fromSeq: startSeq }).then(
+          (record) => ({ ...event, ...record, pending: [] }),
+          (error: unknown) => ({ ...event, ...unavailableRecord(error), pending: [] }),
+        ),
       );
     });
     const check = (): void => {

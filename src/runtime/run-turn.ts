@@ -13,7 +13,9 @@ export type { FinishedTurn, PausedTurn, TurnOutcome, TurnResult } from './run-pa
  * id chosen here, and only that run's events count. Resolves when the run finishes, or when it
  * pauses for approval (`outcome: 'awaiting_approval'`, with the `pending` calls; go on with
  * `decide`). Rejects with `LoopNotRunningError` when the loop was never started, is stopped or
- * closed, or stops before the run finishes.
+ * closed, or stops before the run finishes. A run that finished always resolves: when only
+ * reading its events back fails, the result carries `recordError` (and no text, items or usage)
+ * instead of rejecting.
  *
  * @example
  * ```ts

@@ -76,12 +76,13 @@ describe('loopkeeper compact', () => {
     expect(tokens.count(items)).toBe(report.after.tokens);
     expect(tokens.count(fromChatMessages(original.messages))).toBe(report.before.tokens);
     expect(written.messages.length).toBeLessThan(original.messages.length);
-    // The summary arrives as a system message tagged as loopkeeper's.
+    // The summary arrives as fenced reference data in a user message, never as a system one.
     expect(
       written.messages.some(
         (message: { role: string; content: string }) =>
-          message.role === 'system' &&
-          message.content.includes('reference record of earlier conversation'),
+          message.role === 'user' &&
+          message.content.startsWith('Reference record of earlier conversation') &&
+          message.content.includes('```text\nThis is a reference record of earlier conversation'),
       ),
     ).toBe(true);
   });

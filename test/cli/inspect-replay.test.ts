@@ -231,7 +231,7 @@ describe('loopkeeper inspect', () => {
       while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
     };
     await until(() => stdout.includes('Press Enter to start'));
-    const viewer = createWebSocketReceiver({ server: `ws://localhost:${port}` });
+    const viewer = createWebSocketReceiver({ server: `ws://127.0.0.1:${port}` });
     viewer.subscribe((event) => received.push(event));
     await new Promise((resolve) => setTimeout(resolve, 200));
     stdin.write('\n');
@@ -239,7 +239,7 @@ describe('loopkeeper inspect', () => {
     await until(() => received.filter((event) => event.type === '@xstate.snapshot').length >= 12);
     stdin.write('\n');
     expect(await exit).toBe(0);
-    expect(stdout).toContain(`Inspector relay: ws://localhost:${port}`);
+    expect(stdout).toContain(`Inspector relay: ws://127.0.0.1:${port}`);
     expect(stdout).toContain(`Replayed ${sessionId}:`);
     const states = received
       .filter((event) => event.type === '@xstate.snapshot')

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { defineCommand } from '../define-command.js';
+import { DEFAULT_INSPECTOR_HOST } from '../inspector/relay-origin.js';
 import { DEFAULT_INSPECTOR_PORT } from '../inspector-port.js';
 import {
   COMMON_OPTIONS,
@@ -22,6 +23,7 @@ const options = {
   'max-steps': { type: 'string' },
   inspect: { type: 'boolean' },
   'inspect-port': { type: 'string' },
+  'inspect-host': { type: 'string' },
   json: { type: 'boolean' },
 } as const;
 
@@ -44,6 +46,7 @@ Options:
   --max-steps N        model requests one replayed user turn may make (default 50)
   --inspect            start the Stately inspector's local relay and publish the loop to it
   --inspect-port PORT  port of the inspector relay (default ${DEFAULT_INSPECTOR_PORT})
+  --inspect-host HOST  address the relay listens on (default 127.0.0.1)
   --json               print the summary as JSON on stdout (progress stays on stderr)
   --verbose            show stack traces of errors
   -h, --help           show this help
@@ -81,6 +84,9 @@ export const demoCommand = defineCommand({
     if (values['inspect-port'] !== undefined && !values.inspect) {
       throw new UsageError('--inspect-port needs --inspect', { command: name });
     }
+    if (values['inspect-host'] !== undefined && !values.inspect) {
+      throw new UsageError('--inspect-host needs --inspect', { command: name });
+    }
     // Loaded after parsing, so --help and usage errors answer without loading the runtime.
     const { executeDemo } = await import('../demo/execute-demo.js');
     return executeDemo(
@@ -92,6 +98,7 @@ export const demoCommand = defineCommand({
         transcripts:
           values.transcripts === undefined ? undefined : resolve(context.cwd, values.transcripts),
         inspectPort: values.inspect ? inspectPort : undefined,
+        inspectHost: values['inspect-host'] ?? DEFAULT_INSPECTOR_HOST,
         json: values.json === true,
       },
       context,

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { isValidSessionId } from '../../log/session-id.js';
 import { defineCommand } from '../define-command.js';
+import { DEFAULT_INSPECTOR_HOST } from '../inspector/relay-origin.js';
 import { DEFAULT_INSPECTOR_PORT } from '../inspector-port.js';
 import { COMMON_OPTIONS, integerOption, MAX_PORT } from '../parse-command-line.js';
 import { DEFAULT_SESSION_DIRECTORY } from '../session-location.js';
@@ -22,6 +23,7 @@ const options = {
   'max-steps': { type: 'string' },
   inspect: { type: 'boolean' },
   'inspect-port': { type: 'string' },
+  'inspect-host': { type: 'string' },
 } as const;
 
 const help = `Run a task as a real agent session against an OpenAI-compatible endpoint, with
@@ -48,6 +50,8 @@ Options:
   --max-steps N      model requests allowed for this task (default 50)
   --inspect          start the Stately inspector's local relay and publish the loop to it
   --inspect-port N   port of the inspector relay (default ${DEFAULT_INSPECTOR_PORT})
+  --inspect-host HOST
+                     address the relay listens on (default 127.0.0.1, this machine only)
   --verbose          show stack traces of errors
   -h, --help         show this help
 
@@ -119,6 +123,7 @@ export const runCommand = defineCommand({
         summarizer,
         maxSteps,
         inspectPort: values.inspect ? inspectPort : undefined,
+        inspectHost: values['inspect-host'] ?? DEFAULT_INSPECTOR_HOST,
       },
       context,
     );

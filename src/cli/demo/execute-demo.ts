@@ -21,6 +21,8 @@ export interface DemoSettings {
   /** Other transcripts to replay; the bundled fixtures when undefined. */
   readonly transcripts: string | undefined;
   readonly inspectPort: number | undefined;
+  /** Where the relay listens; loopback unless the user widened it. */
+  readonly inspectHost: string;
   readonly json: boolean;
 }
 
@@ -111,7 +113,10 @@ async function startRelay({
 }): Promise<InspectorRelay | undefined> {
   if (settings.inspectPort === undefined) return undefined;
   const { startInspectorRelay } = await import('../inspector-relay.js');
-  const relay = await startInspectorRelay({ port: settings.inspectPort });
+  const relay = await startInspectorRelay({
+    port: settings.inspectPort,
+    host: settings.inspectHost,
+  });
   say(`Inspector relay: ${relay.socketUrl}`);
   say(
     `Open ${relay.pageUrl} in a browser to watch the loop (the viewer page loads from stately.ai).`,

@@ -10,6 +10,7 @@ import { replaySteps } from './replay-steps.js';
 export interface InspectSettings {
   readonly location: SessionLocation;
   readonly port: number;
+  readonly host: string;
   readonly stepDelayMs: number;
 }
 
@@ -19,12 +20,12 @@ export interface InspectSettings {
  * again after it, keeping the relay up while the user looks.
  */
 export async function executeInspect(
-  { location, port, stepDelayMs }: InspectSettings,
+  { location, port, host, stepDelayMs }: InspectSettings,
   context: CommandContext,
 ): Promise<number> {
   const events = await readSessionEvents(location);
   const steps = replaySteps({ sessionId: location.sessionId, events });
-  const relay = await startInspectorRelay({ port, portFlag: '--port' });
+  const relay = await startInspectorRelay({ port, host, portFlag: '--port' });
   const say = (text: string) => context.stdout.write(`${text}\n`);
   const interactive = context.stdin?.isTTY === true;
   try {

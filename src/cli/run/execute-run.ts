@@ -32,6 +32,8 @@ export interface RunSettings {
   readonly summarizer: SummarizerChoice;
   readonly maxSteps: number;
   readonly inspectPort: number | undefined;
+  /** Where the relay listens; loopback unless the user widened it. */
+  readonly inspectHost: string;
 }
 
 /**
@@ -47,7 +49,7 @@ export async function executeRun(settings: RunSettings, context: CommandContext)
   const relay =
     settings.inspectPort === undefined
       ? undefined
-      : await startInspectorRelay({ port: settings.inspectPort });
+      : await startInspectorRelay({ port: settings.inspectPort, host: settings.inspectHost });
   const store = new FileSessionStore({ directory: settings.directory });
   try {
     if (relay !== undefined) {

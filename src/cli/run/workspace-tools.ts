@@ -1,6 +1,7 @@
 import { open, stat } from 'node:fs/promises';
 import { defineTool } from '../../tools/define-tool.js';
 import type { AnyToolDefinition } from '../../tools/types.js';
+import { sliceText } from '../../transcript/code-points.js';
 import { walkEntries } from './walk-files.js';
 import { displayPath, resolveInWorkspace } from './workspace-path.js';
 
@@ -140,7 +141,7 @@ export function createWorkspaceTools({
           }
           const shown =
             content.length > limits.maxLineLength
-              ? `${content.slice(0, limits.maxLineLength)}…`
+              ? `${sliceText(content, 0, limits.maxLineLength)}…`
               : content;
           matches.push(`${displayPath(root, entry.path)}:${index + 1}: ${shown.trim()}`);
         }

@@ -24,6 +24,8 @@ export interface LoopActorContext {
   readonly toolTimeoutMs: number | undefined;
   /** The loop's tools by name, built and checked once when the loop is made. */
   readonly registry: ToolRegistry;
+  /** The most tool calls that run at once. */
+  readonly maxParallelTools: number;
   /** What the model is told about the tools, computed once. */
   readonly specs: readonly ToolSpec[];
   /** Tokens of a request outside its items, for budget checks between usage reports. */

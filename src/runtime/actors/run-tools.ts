@@ -17,7 +17,7 @@ import { forward, loopActor } from './loop-actor-context.js';
  * and, when a run is resumed, a non-idempotent call a crash interrupted.
  */
 export const runToolsActor = loopActor<RunToolsOutput, RunToolsInput>(
-  async ({ session, registry, toolTimeoutMs }, { input, signal }) => {
+  async ({ session, registry, toolTimeoutMs, maxParallelTools }, { input, signal }) => {
     const telemetry = (event: TelemetryEvent) => forward(input.loop, event);
     const { runId } = input;
     const toRun: ToolCall[] = [];
@@ -58,11 +58,15 @@ export const runToolsActor = loopActor<RunToolsOutput, RunToolsInput>(
         batch = null;
         return session.appendForRun(runId, [{ type: 'items-appended', runId, items }]);
       });
+      // A failed append fails the step at `await appends` below, once every call has settled;
+      // until then it must not count as an unhandled rejection.
+      appends.catch(() => undefined);
     };
     const results = await executeToolCalls({
       tools: registry,
       calls: toRun,
       signal,
+      maxConcurrency: maxParallelTools,
       ...(toolTimeoutMs === undefined ? {} : { defaultTimeoutMs: toolTimeoutMs }),
       onCallStarted: ({ callId, toolName }) =>
         telemetry({
