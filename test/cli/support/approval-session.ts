@@ -39,6 +39,24 @@ export interface ApprovalSession {
   readonly events: readonly SessionEvent[];
   /** What the loop emitted while it recorded the log. */
   readonly telemetry: readonly TelemetryEvent[];
+  /** Every state the live loop was in, as `running.inferring` paths, in order. */
+  readonly states: readonly string[];
+}
+
+/** Records the state path of every snapshot of a loop (`idle`, `running.inferring`, ...). */
+export function recordStates(loop: AgentLoopActor): string[] {
+  const states: string[] = [];
+  loop.subscribe((snapshot) => {
+    const value = snapshot.value as string | Record<string, string>;
+    const path =
+      typeof value === 'string'
+        ? value
+        : Object.entries(value)
+            .map(([parent, child]) => `${parent}.${child}`)
+            .join();
+    if (states.at(-1) !== path) states.push(path);
+  });
+  return states;
 }
 
 /**
@@ -77,6 +95,7 @@ export async function recordApprovalSession({
     sessionId,
   });
   const telemetry = recordTelemetry(loop);
+  const states = recordStates(loop);
   loop.start();
   const first = await runTurn(loop, 'Deploy web and db.');
   expect(first.outcome).toBe('awaiting_approval');
@@ -92,5 +111,5 @@ export async function recordApprovalSession({
   const events: SessionEvent[] = [];
   for await (const event of reader.read(sessionId)) events.push(event);
   await reader.close();
-  return { sessionId, events, telemetry };
+  return { sessionId, events, telemetry, states };
 }
