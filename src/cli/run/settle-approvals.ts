@@ -39,7 +39,8 @@ export async function settleApprovals({
   while (result.outcome === 'awaiting_approval') {
     const decisions =
       mode === 'ask' ? await prompt.ask(result.pending, signal) : decideAll(result.pending, mode);
-    if (decisions === null) {
+    // Aborted while asking, or just before deciding: the run ends `aborted`; wait for its end.
+    if (decisions === null || signal.aborted) {
       return waitForTurn(loop, result.runId, { decided: [], fromLog: true });
     }
     if (mode !== 'ask') {
