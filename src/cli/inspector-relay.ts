@@ -1,8 +1,9 @@
 import { connect, createServer } from 'node:net';
-import { createWebSocketInspector } from '@statelyai/inspect';
-import { createInspectorServer } from '@statelyai/inspect/server';
+import type { createWebSocketInspector } from '@statelyai/inspect';
 import type { InspectionEvent, Observer } from 'xstate';
 import { ConfigError } from '../errors/config-error.js';
+import { DEFAULT_INSPECTOR_PORT } from './inspector-port.js';
+import { loadInspector } from './load-inspector.js';
 
 /** The Stately inspector's local relay and a loop-side inspector connected to it. */
 export interface InspectorRelay {
@@ -23,15 +24,19 @@ export interface InspectorRelay {
  * the port is checked first and refused with a clear `ConfigError`.
  */
 export async function startInspectorRelay({
-  port = 8080,
+  port = DEFAULT_INSPECTOR_PORT,
+  portFlag = '--inspect-port',
 }: {
   port?: number;
+  /** The command-line flag that chooses the port, named when the port is taken. */
+  portFlag?: string;
 } = {}): Promise<InspectorRelay> {
-  await assertPortFree(port);
-  const server = createInspectorServer({ port, autoOpen: false });
+  const { client, server: relayModule } = await loadInspector();
+  await assertPortFree(port, portFlag);
+  const server = relayModule.createInspectorServer({ port, autoOpen: false });
   await waitUntilListening(port);
   const socketUrl = `ws://localhost:${port}`;
-  const inspector = createWebSocketInspector({ url: socketUrl });
+  const inspector = client.createWebSocketInspector({ url: socketUrl });
   return {
     socketUrl,
     pageUrl: `http://localhost:${port}`,
@@ -44,14 +49,14 @@ export async function startInspectorRelay({
   };
 }
 
-function assertPortFree(port: number): Promise<void> {
+function assertPortFree(port: number, portFlag: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', (error: NodeJS.ErrnoException) => {
       reject(
         new ConfigError(
           error.code === 'EADDRINUSE'
-            ? `Port ${port} is in use; choose another with --inspect-port`
+            ? `Port ${port} is in use; choose another with ${portFlag}`
             : `Cannot listen on port ${port} for the inspector: ${error.message}`,
           { code: 'inspector_port', cause: error },
         ),

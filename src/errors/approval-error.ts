@@ -6,7 +6,8 @@ const marker = Symbol.for('loopkeeper.error.approval');
 /**
  * A decision the run cannot take: the call does not wait for approval (`approval_not_pending`),
  * it was decided already (`approval_already_decided`), or the decision is malformed
- * (`approval_invalid`). Nothing is recorded for a refused decision.
+ * (`approval_invalid`); or a new message while a run waits, where the host must decide first
+ * (`approval_pending`, the Restate object's `send`). Nothing is recorded for a refused one.
  *
  * @example
  * ```ts

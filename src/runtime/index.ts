@@ -27,7 +27,7 @@ export {
   type TurnOutcome,
   type TurnResult,
 } from './run-pause.js';
-export type { UnfinishedRun } from './run-progress.js';
+export { pendingApprovalsIn, type UnfinishedRun } from './run-progress.js';
 export { runTurn } from './run-turn.js';
 export { serializeError } from './serialize-error.js';
 export {

@@ -96,3 +96,32 @@ export class RunProgress {
     this.#decided.clear();
   }
 }
+
+/**
+ * The calls a session's unfinished run waits for, from its events alone (no loop needed): a
+ * store's reader, the CLI's `show` or a Restate handler can list them. Empty when every run is
+ * finished or nothing waits.
+ *
+ * @example
+ * ```ts
+ * import { MemorySessionStore } from 'loopkeeper';
+ * import { pendingApprovalsIn } from 'loopkeeper/runtime';
+ *
+ * const store = new MemorySessionStore();
+ * const events = [];
+ * for await (const event of store.read('deploys')) events.push(event);
+ * console.log(pendingApprovalsIn(events)); // [] for a session with no waiting run
+ * ```
+ */
+export function pendingApprovalsIn(events: Iterable<SessionEvent>): ApprovalRequest[] {
+  const progress = new RunProgress();
+  const answered = new Set<string>();
+  for (const event of events) {
+    progress.observe(event);
+    if (event.type === 'run-started') answered.clear();
+    if (event.type !== 'items-appended') continue;
+    for (const item of event.items) if (item.kind === 'toolResult') answered.add(item.callId);
+  }
+  if (progress.unfinishedRun === null) return [];
+  return progress.undecided.filter((call) => !answered.has(call.callId));
+}

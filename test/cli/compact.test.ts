@@ -125,7 +125,7 @@ describe('loopkeeper compact', () => {
     expect(validateTranscript(fromChatMessages(written))).toEqual([]);
   });
 
-  it('refuses a protocol-invalid transcript with one line and exit code 1', async () => {
+  it('refuses a protocol-invalid transcript with one line that names the file and exit code 1', async () => {
     const broken = join(directory, 'broken.json');
     await import('node:fs/promises').then(({ writeFile }) =>
       writeFile(broken, JSON.stringify([{ role: 'tool', tool_call_id: 'nowhere', content: 'x' }])),
@@ -133,6 +133,10 @@ describe('loopkeeper compact', () => {
     const result = await runLoopkeeper(['compact', broken]);
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(/^loopkeeper compact: error: Transcript is not protocol-valid/);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^loopkeeper compact: error: ${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a valid transcript: .*run with --repair`,
+      ),
+    );
   });
 });

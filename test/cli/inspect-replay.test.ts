@@ -253,3 +253,31 @@ describe('loopkeeper inspect', () => {
     );
   });
 });
+
+describe('loopkeeper inspect on a busy port', () => {
+  it('names its own flag, --port, in the advice', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, resolve));
+    const { port } = busy.address() as { port: number };
+    let stderr = '';
+    const output = {
+      write: (chunk: string) => {
+        stderr += chunk;
+        return true;
+      },
+      isTTY: false,
+    };
+    try {
+      const code = await runCli({
+        argv: ['inspect', join(directory, `${sessionId}.jsonl`), '--port', String(port)],
+        environment: { stdout: output, stderr: output, env: {}, cwd: directory },
+      });
+      expect(code).toBe(1);
+      expect(stderr.trim()).toBe(
+        `loopkeeper inspect: error: Port ${port} is in use; choose another with --port`,
+      );
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
+  });
+});

@@ -225,9 +225,9 @@ describe('loopkeeper run --approve', () => {
     await run.asked;
     run.child.kill('SIGINT');
     const { code } = await run.closed;
-    expect(code).toBe(1);
+    expect(code).toBe(130);
     expect(run.output().stderr.trim().split('\n').at(-1)).toMatch(
-      /^loopkeeper run: the run ended aborted: AbortedError: /,
+      /^loopkeeper run: interrupted \(Ctrl\+C\); the session log keeps everything so far/,
     );
     expect(await readdir(workspace)).toEqual([]);
     const log = await readLog('interrupted');

@@ -194,9 +194,14 @@ describe('a run on the file store, SIGKILLed at every log append and resumed in 
         { phase: 'approve' as const, kill: `after:${n + 1}` },
       ]).flat(),
       { phase: 'approve', kill: 'tool:deploy' },
-      // One process that approves inline, killed inside the tools it runs.
+      // One process that approves inline: killed inside the tools it runs, and after each
+      // append from its decision on.
       { phase: 'single', kill: 'tool:send_email' },
       { phase: 'single', kill: 'tool:deploy' },
+      ...Array.from({ length: appends.approve }, (_, n) => ({
+        phase: 'single' as const,
+        kill: `after:${appends.start + n + 1}`,
+      })),
     ];
     expect(points.length).toBeGreaterThanOrEqual(30);
 

@@ -14,6 +14,7 @@ import {
   runTurn,
   validateTranscript,
 } from 'loopkeeper';
+import { pendingApprovalsIn } from 'loopkeeper/runtime';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import type { ToolDefinition } from 'loopkeeper/tools';
 import { hashToolArguments } from 'loopkeeper/tools';
@@ -134,7 +135,7 @@ describe('tool approval through the loop (real SDK, fake server)', () => {
       'approval-requested',
       'approval-decided',
       'tool-calls-started',
-      'items-appended',
+      // Both results in one append: the calls finished while the first append waited.
       'items-appended',
       'usage-reported',
       'items-appended',
@@ -281,8 +282,11 @@ describe('tool approval through the loop (real SDK, fake server)', () => {
       sessionId: 'deploys',
       tokens,
     });
-    // Read from the log before the loop even starts.
+    // Read from the log before the loop even starts, and from the events alone.
     expect(pendingApprovals(second).map((call) => call.callId)).toEqual(['call_0']);
+    const logged = await readSession(second.session.store, 'deploys');
+    expect(pendingApprovalsIn(logged)).toEqual(pendingApprovals(second));
+    expect(pendingApprovalsIn(logged.slice(0, -1))).toEqual([]);
     second.start();
     const waiting = await resumeRun(second);
     expect(waiting).toMatchObject({ outcome: 'awaiting_approval', runId: paused.runId });

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { defineCommand } from '../define-command.js';
+import { DEFAULT_INSPECTOR_PORT } from '../inspector-port.js';
 import {
   COMMON_OPTIONS,
   integerOption,
@@ -10,11 +11,12 @@ import { UsageError } from '../usage-error.js';
 
 const name = 'demo';
 const usage =
-  'loopkeeper demo [--dir DIR] [--window TOKENS] [--transcripts DIR] [--max-steps N] [--inspect] [--json]';
+  'loopkeeper demo [--dir DIR] [--keep] [--window TOKENS] [--transcripts DIR] [--max-steps N] [--inspect] [--json]';
 
 const options = {
   ...COMMON_OPTIONS,
   dir: { type: 'string' },
+  keep: { type: 'boolean' },
   window: { type: 'string' },
   transcripts: { type: 'string' },
   'max-steps': { type: 'string' },
@@ -34,12 +36,14 @@ A compactor (structural tiers, then the offline extractive summarizer, then an e
 prune) keeps the effective history under the window. No network and no API key are needed.
 
 Options:
-  --dir DIR            where to write the session log (default: a new temporary directory)
+  --dir DIR            where to write the session log, kept after the demo (default: a new
+                       temporary directory, removed at the end)
+  --keep               keep the temporary directory and print how to audit its session log
   --window TOKENS      the simulated context window in tokens (default 8192)
   --transcripts DIR    replay the *.json transcripts of DIR instead of the bundled ones
   --max-steps N        model requests one replayed user turn may make (default 50)
   --inspect            start the Stately inspector's local relay and publish the loop to it
-  --inspect-port PORT  port of the inspector relay (default 8080)
+  --inspect-port PORT  port of the inspector relay (default ${DEFAULT_INSPECTOR_PORT})
   --json               print the summary as JSON on stdout (progress stays on stderr)
   --verbose            show stack traces of errors
   -h, --help           show this help
@@ -71,7 +75,7 @@ export const demoCommand = defineCommand({
       command: name,
       name: 'inspect-port',
       value: values['inspect-port'],
-      fallback: 8080,
+      fallback: DEFAULT_INSPECTOR_PORT,
       maximum: MAX_PORT,
     });
     if (values['inspect-port'] !== undefined && !values.inspect) {
@@ -82,6 +86,7 @@ export const demoCommand = defineCommand({
     return executeDemo(
       {
         directory: values.dir === undefined ? undefined : resolve(context.cwd, values.dir),
+        keep: values.keep === true,
         window,
         maxSteps,
         transcripts:

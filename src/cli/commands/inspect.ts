@@ -1,5 +1,11 @@
 import { defineCommand } from '../define-command.js';
-import { COMMON_OPTIONS, integerOption, requirePositionals } from '../parse-command-line.js';
+import { DEFAULT_INSPECTOR_PORT } from '../inspector-port.js';
+import {
+  COMMON_OPTIONS,
+  integerOption,
+  MAX_PORT,
+  requirePositionals,
+} from '../parse-command-line.js';
 import { DEFAULT_SESSION_DIRECTORY, sessionArgument } from '../session-location.js';
 
 const name = 'inspect';
@@ -23,7 +29,7 @@ printed by "loopkeeper demo" and "loopkeeper run".
 
 Options:
   --dir DIR        directory of session logs (default ${DEFAULT_SESSION_DIRECTORY})
-  --port PORT      port of the inspector relay (default 8080)
+  --port PORT      port of the inspector relay (default ${DEFAULT_INSPECTOR_PORT})
   --step-ms MS     pause between states, to watch the replay unfold (default 0)
   --verbose        show stack traces of errors
   -h, --help       show this help
@@ -42,7 +48,13 @@ export const inspectCommand = defineCommand({
     const [session] = requirePositionals({ command: name, positionals, names: ['session'] }) as [
       string,
     ];
-    const port = integerOption({ command: name, name: 'port', value: values.port, fallback: 8080 });
+    const port = integerOption({
+      command: name,
+      name: 'port',
+      value: values.port,
+      fallback: DEFAULT_INSPECTOR_PORT,
+      maximum: MAX_PORT,
+    });
     const stepDelayMs = integerOption({
       command: name,
       name: 'step-ms',

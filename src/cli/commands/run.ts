@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { isValidSessionId } from '../../log/session-id.js';
 import { defineCommand } from '../define-command.js';
+import { DEFAULT_INSPECTOR_PORT } from '../inspector-port.js';
 import { COMMON_OPTIONS, integerOption, MAX_PORT } from '../parse-command-line.js';
 import { APPROVAL_MODES, type ApprovalMode } from '../run/approval-modes.js';
 import { DEFAULT_SESSION_DIRECTORY } from '../session-location.js';
@@ -54,12 +55,13 @@ Options:
                      the terminal: y, n, or n <reason>), all (approve every call) or none
                      (deny every call); default ask when stdin is a terminal, else none
   --inspect          start the Stately inspector's local relay and publish the loop to it
-  --inspect-port N   port of the inspector relay (default 8080)
+  --inspect-port N   port of the inspector relay (default ${DEFAULT_INSPECTOR_PORT})
   --verbose          show stack traces of errors
   -h, --help         show this help
 
 Tool calls, approvals, compactions and the session id go to stderr; the answer goes to stdout.
-Exit codes: 0 the task finished, 1 the run failed, 2 bad arguments or missing OPENAI_API_KEY.`;
+Exit codes: 0 the task finished, 1 the run failed, 2 bad arguments or missing OPENAI_API_KEY,
+130 interrupted with Ctrl+C (the session log keeps what was done).`;
 
 export const runCommand = defineCommand({
   name,
@@ -87,7 +89,7 @@ export const runCommand = defineCommand({
       command: name,
       name: 'inspect-port',
       value: values['inspect-port'],
-      fallback: 8080,
+      fallback: DEFAULT_INSPECTOR_PORT,
       maximum: MAX_PORT,
     });
     const approve = values.approve ?? (context.stdin?.isTTY === true ? 'ask' : 'none');

@@ -24,7 +24,7 @@ export async function executeInspect(
 ): Promise<number> {
   const events = await readSessionEvents(location);
   const steps = replaySteps({ sessionId: location.sessionId, events });
-  const relay = await startInspectorRelay({ port });
+  const relay = await startInspectorRelay({ port, portFlag: '--port' });
   const say = (text: string) => context.stdout.write(`${text}\n`);
   const interactive = context.stdin?.isTTY === true;
   try {

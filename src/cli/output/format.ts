@@ -20,3 +20,8 @@ export function preview(text: string, limit = 80): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length <= limit ? flat : `${flat.slice(0, limit - 1)}…`;
 }
+
+/** `1 step`, `2 steps`: a count with its noun, plural unless the count is one. */
+export function formatQuantity(count: number, singular: string, plural = `${singular}s`): string {
+  return `${formatCount(count)} ${count === 1 ? singular : plural}`;
+}

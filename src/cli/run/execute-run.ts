@@ -10,10 +10,10 @@ import { pendingApprovals, resumeRun } from '../../runtime/run-pause.js';
 import type { TurnResult } from '../../runtime/run-turn.js';
 import { runTurn } from '../../runtime/run-turn.js';
 import { createTelemetryHub } from '../../runtime/telemetry-hub.js';
-import { type CommandContext, EXIT_FAILURE, EXIT_OK } from '../command.js';
+import { type CommandContext, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from '../command.js';
 import { startInspectorRelay } from '../inspector-relay.js';
 import { loopkeeperCommand } from '../invocation.js';
-import { formatCount } from '../output/format.js';
+import { formatCount, formatQuantity } from '../output/format.js';
 import type { ApprovalMode } from './approval-modes.js';
 import { createApprovalPrompt } from './approval-prompt.js';
 import { createRunCompactor, type SummarizerChoice } from './run-compactor.js';
@@ -103,8 +103,10 @@ export async function executeRun(settings: RunSettings, context: CommandContext)
       input: context.stdin ?? Readable.from([]),
       output: stderr,
     });
+    let interrupted = false;
     // Ctrl+C aborts the run at any step, also while a question waits for its answer.
     const interrupt = () => {
+      interrupted = true;
       loop.send({ type: 'abort' });
       asking.abort();
     };
@@ -141,15 +143,23 @@ export async function executeRun(settings: RunSettings, context: CommandContext)
       const directory =
         settings.directoryArgument === undefined ? '' : ` --dir ${settings.directoryArgument}`;
       note(
-        `Done in ${finished.steps} steps. Continue with --session ${sessionId}; audit with: ${loopkeeperCommand()} show ${sessionId}${directory}`,
+        `Done in ${formatQuantity(finished.steps, 'step')}. Continue with --session ${sessionId}; audit with: ${loopkeeperCommand({ env: context.env })} show ${sessionId}${directory}`,
       );
       return EXIT_OK;
+    }
+    if (finished.outcome === 'aborted' && interrupted) {
+      stderr.write(
+        `${style.red(`loopkeeper run: interrupted (Ctrl+C); the session log keeps everything so far: continue with --session ${sessionId}`)}\n`,
+      );
+      return EXIT_INTERRUPTED;
     }
     const reason =
       finished.error === undefined
         ? finished.outcome
         : `${finished.error.name}: ${finished.error.message}`;
-    stderr.write(`${style.red(`loopkeeper run: the run ended ${finished.outcome}: ${reason}`)}\n`);
+    stderr.write(
+      `${style.red(`loopkeeper run: error: the run ended ${finished.outcome}: ${reason}`)}\n`,
+    );
     return EXIT_FAILURE;
   } finally {
     await store.close();

@@ -1,4 +1,4 @@
-import { formatCount, preview } from '../output/format.js';
+import { formatCount, formatQuantity, preview } from '../output/format.js';
 import type { Style } from '../output/style.js';
 import { renderTable } from '../output/table.js';
 import type { AuditItem } from './audit-item.js';
@@ -62,7 +62,7 @@ function renderEntry(entry: AuditEntry, style: Style): string[] {
       const outcome =
         entry.outcome === 'completed' ? style.green(entry.outcome) : style.red(entry.outcome);
       return [
-        `${head} ${time} run finished     ${entry.runId} ${outcome} after ${entry.steps} steps${error}`,
+        `${head} ${time} run finished     ${entry.runId} ${outcome} after ${formatQuantity(entry.steps, 'step')}${error}`,
       ];
     }
     case 'usage-reported': {

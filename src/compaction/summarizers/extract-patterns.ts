@@ -35,10 +35,15 @@ export function findFilePaths(text: string): string[] {
   return [...new Set(found.map((entry) => entry.path))];
 }
 
-/** URLs mentioned in the text, without duplicates. */
+/**
+ * URLs mentioned in the text, without duplicates. A URL does not end in the punctuation of the
+ * sentence around it (`see https://owncloud.org.`, `…/login, then`): the last character must
+ * be one that can end a URL.
+ */
 export function findUrls(text: string): string[] {
   if (!text.includes('://')) return [];
-  return [...new Set([...text.matchAll(/\bhttps?:\/\/[^\s"'<>`)\]]+/g)].map((match) => match[0]))];
+  const pattern = /\bhttps?:\/\/[^\s"'<>`)\]]*[^\s"'<>`)\].,;:!?]/g;
+  return [...new Set([...text.matchAll(pattern)].map((match) => match[0]))];
 }
 
 const errorLinePatterns: readonly RegExp[] = [

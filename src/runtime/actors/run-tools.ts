@@ -41,7 +41,24 @@ export const runToolsActor = loopActor<RunToolsOutput, RunToolsInput>(
     }
     if (signal.aborted) throw signal.reason;
     if (before.length > 0) await session.appendForRun(runId, before);
-    const appends: Promise<boolean>[] = [];
+    // Results are logged as their calls finish; those that finish while an append is waiting
+    // to start join it, so a batch of quick calls costs one write, not one each.
+    let appends: Promise<unknown> = Promise.resolve();
+    let batch: ToolResultItem[] | null = null;
+    const logResult = (result: ToolResultItem): void => {
+      // When aborted, the abort path answers open calls itself; writing here would race it.
+      if (signal.aborted) return;
+      if (batch !== null) {
+        batch.push(result);
+        return;
+      }
+      const items = [result];
+      batch = items;
+      appends = appends.then(() => {
+        batch = null;
+        return session.appendForRun(runId, [{ type: 'items-appended', runId, items }]);
+      });
+    };
     const results = await executeToolCalls({
       tools: registry,
       calls: toRun,
@@ -68,15 +85,9 @@ export const runToolsActor = loopActor<RunToolsOutput, RunToolsInput>(
           durationMs,
           outputLength,
         }),
-      // When aborted, the abort path answers open calls itself; writing here would race it.
-      onResult: (result) => {
-        if (signal.aborted) return;
-        appends.push(
-          session.appendForRun(runId, [{ type: 'items-appended', runId, items: [result] }]),
-        );
-      },
+      onResult: logResult,
     });
-    await Promise.all(appends);
+    await appends;
     if (signal.aborted) throw signal.reason;
     const all = [...refused, ...results];
     return { results: all.length, errors: all.filter((result) => result.isError).length };
