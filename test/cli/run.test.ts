@@ -79,7 +79,7 @@ describe('loopkeeper run', () => {
     const toolNames = server.requests[0]?.body?.tools?.map((tool) =>
       tool.type === 'function' ? tool.function.name : '',
     );
-    expect(toolNames).toEqual(['list_files', 'read_file', 'search_text']);
+    expect(toolNames).toEqual(['list_files', 'read_file', 'search_text', 'write_file']);
     const lastMessages = server.requests[2]?.body?.messages ?? [];
     const toolMessages = lastMessages.filter((message) => message.role === 'tool');
     expect(toolMessages.map((message) => message.content)).toEqual([
