@@ -135,36 +135,22 @@ export const agentLoopMachine = setup({
         : {},
     ),
     startRun: assign(({ context }) => ({
+      ...FRESH_RUN,
       resumed: false,
-      awaitingApproval: [],
-      decisions: [],
       message: context.queue[0] ?? null,
       queue: context.queue.slice(1),
       queueRunIds: queuedRunIds(context).slice(1),
       runId: nextRunId(context),
       runs: context.runs + 1,
       steps: 0,
-      consecutiveCompactions: 0,
-      point: null,
-      mutatorIndex: -1,
-      compactionReason: null,
-      lastError: null,
-      finishing: null,
     })),
     startResumedRun: assign(({ context }) => ({
+      ...FRESH_RUN,
       runId: context.resume?.runId ?? nextRunId(context),
       runs: context.runs + 1,
       steps: context.resume?.steps ?? 0,
       resume: null,
       resumed: true,
-      consecutiveCompactions: 0,
-      point: null,
-      mutatorIndex: -1,
-      compactionReason: null,
-      lastError: null,
-      finishing: null,
-      awaitingApproval: [],
-      decisions: [],
     })),
     emitRunStarted: emit(({ context }) => runStartedEvent(context)),
     awaitApprovals: assign(({ event }) => ({
@@ -636,6 +622,18 @@ export const agentLoopMachine = setup({
     closed: { type: 'final' },
   },
 });
+
+/** What every run starts with, whether a message started it or it was resumed from the log. */
+const FRESH_RUN = {
+  consecutiveCompactions: 0,
+  point: null,
+  mutatorIndex: -1,
+  compactionReason: null,
+  lastError: null,
+  finishing: null,
+  awaitingApproval: [],
+  decisions: [],
+} as const satisfies Partial<AgentLoopContext>;
 
 /** Calls the run waits for that have no decision yet (none in snapshots from before approvals). */
 function awaitedCalls(context: AgentLoopContext): readonly string[] {
