@@ -1,6 +1,6 @@
 import type { RunToolsInput, RunToolsOutput } from '../../../machines/agent-loop.types.js';
 import type { TelemetryEvent } from '../../events/telemetry-events.js';
-import type { NewSessionEvent } from '../../log/events.js';
+import type { LoggedToolCall, NewSessionEvent } from '../../log/events.js';
 import { hashToolArguments } from '../../tools/arguments-hash.js';
 import { executeToolCalls } from '../../tools/execute-tool-calls.js';
 import type { ToolRegistry } from '../../tools/tool-registry.js';
@@ -21,24 +21,20 @@ export const runToolsActor = loopActor<RunToolsOutput, RunToolsInput>(
     const telemetry = (event: TelemetryEvent) => forward(input.loop, event);
     const { runId } = input;
     const toRun: ToolCall[] = [];
+    const started: LoggedToolCall[] = [];
     const refused: ToolResultItem[] = [];
     for (const call of session.pendingToolCalls) {
-      const refusal = refusalOf({ session, registry, call });
-      if (refusal === undefined) toRun.push(call);
-      else refused.push(errorResult(call, refusal));
+      // Hashed once: the approval check and the started marker both use it.
+      const argumentsHash = hashToolArguments(call.arguments);
+      const refusal = refusalOf({ session, registry, call, argumentsHash });
+      if (refusal === undefined) {
+        toRun.push(call);
+        started.push({ callId: call.id, argumentsHash });
+      } else refused.push(errorResult(call, refusal));
     }
     const before: NewSessionEvent[] = [];
     if (refused.length > 0) before.push({ type: 'items-appended', runId, items: refused });
-    if (toRun.length > 0) {
-      before.push({
-        type: 'tool-calls-started',
-        runId,
-        calls: toRun.map((call) => ({
-          callId: call.id,
-          argumentsHash: hashToolArguments(call.arguments),
-        })),
-      });
-    }
+    if (started.length > 0) before.push({ type: 'tool-calls-started', runId, calls: started });
     if (signal.aborted) throw signal.reason;
     if (before.length > 0) await session.appendForRun(runId, before);
     // Results are logged as their calls finish; those that finish while an append is waiting
@@ -103,10 +99,12 @@ function refusalOf({
   session,
   registry,
   call,
+  argumentsHash,
 }: {
   readonly session: LoopSession;
   readonly registry: ToolRegistry;
   readonly call: ToolCall;
+  readonly argumentsHash: string;
 }): string | undefined {
   const { progress } = session;
   if (progress.request(call.id) !== undefined) {
@@ -119,7 +117,7 @@ function refusalOf({
         decision.reason === undefined || decision.reason === '' ? '' : `: ${decision.reason}`;
       return `This call was not approved${why}. It did not run.`;
     }
-    if (decision.argumentsHash !== hashToolArguments(call.arguments)) {
+    if (decision.argumentsHash !== argumentsHash) {
       return 'The arguments of this call are not the ones that were approved, so it did not run.';
     }
   }
