@@ -5,7 +5,6 @@ import { type AgentLoopActor, openAgentLoop } from '../runtime/create-agent-loop
 import {
   decide,
   pendingApprovals,
-  resumeRun,
   type ToolApproval,
   type TurnResult,
   waitForTurn,
@@ -99,12 +98,9 @@ export async function runDurableTurn({
       actor.send({ type: 'user.message', content: action.content, runId: action.runId });
       turn = await result;
     } else {
+      // `decide` waits for the resumed run to reach its wait before it checks the decisions.
       actor.start();
-      const resumed = await resumeRun(actor);
-      turn =
-        resumed === null || resumed.outcome !== 'awaiting_approval'
-          ? (resumed as TurnResult)
-          : await decide(actor, action.decisions);
+      turn = await decide(actor, action.decisions);
     }
     await recorder.flush();
     return boundedResult({
