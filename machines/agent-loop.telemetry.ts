@@ -39,12 +39,7 @@ export function approvalRequestedEvent(
   return {
     type: 'ApprovalRequested' as const,
     ...base(context),
-    calls: (outputFrom(event, 'gateTools')?.awaiting ?? []).map((call) => ({
-      callId: call.callId,
-      toolName: call.toolName,
-      arguments: call.arguments,
-      argumentsHash: call.argumentsHash,
-    })),
+    calls: outputFrom(event, 'gateTools')?.awaiting ?? [],
   };
 }
 

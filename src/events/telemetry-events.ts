@@ -1,5 +1,5 @@
 import type { CompactionReason, CompactionTier, MutationPoint } from '../compaction/types.js';
-import type { RunOutcome } from '../log/events.js';
+import type { ApprovalRequest, RunOutcome } from '../log/events.js';
 import type { ModelUsage } from '../model/types.js';
 
 /** Fields every telemetry event carries. */
@@ -101,15 +101,12 @@ export interface EmergencyPruneApplied extends TelemetryBase {
   readonly tokensAfter: number;
   readonly fits: boolean;
 }
-/** A tool call that waits for a person's decision. */
-export interface PendingApproval {
-  readonly callId: string;
-  readonly toolName: string;
-  /** The arguments as the model wrote them (a JSON string): what runs if approved. */
-  readonly arguments: string;
-  /** `sha256:<hex>` of `arguments`; the call runs only while its arguments still match it. */
-  readonly argumentsHash: string;
-}
+/**
+ * A tool call that waits for a person's decision: its id, tool, arguments as the model wrote
+ * them (what runs if approved) and their hash. The same shape the log's `approval-requested`
+ * records.
+ */
+export type PendingApproval = ApprovalRequest;
 
 /**
  * The run paused: `calls` wait for a decision (`tool.approval`). Emitted each time a run enters
