@@ -434,7 +434,7 @@ export async function example_openAISummarizer(): Promise<void> {
   });
 }
 
-// pendingApprovals: src/runtime/run-pause.ts
+// pendingApprovals: src/runtime/wait-for-turn.ts
 export async function example_pendingApprovals(): Promise<void> {
   const loop = await openAgentLoop({
     model: new ScriptedModel({ turns: [] }),
