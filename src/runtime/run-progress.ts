@@ -27,6 +27,7 @@ export class RunProgress {
   readonly #started = new Map<string, string>();
   readonly #requested = new Map<string, ApprovalRequest>();
   readonly #decided = new Map<string, LoggedDecision>();
+  readonly #answered = new Set<string>();
 
   observe(event: SessionEvent): void {
     switch (event.type) {
@@ -46,7 +47,10 @@ export class RunProgress {
     if (this.#run === null || event.runId !== this.#run.runId) return;
     switch (event.type) {
       case 'items-appended':
-        for (const item of event.items) if (item.kind === 'assistant') this.#steps += 1;
+        for (const item of event.items) {
+          if (item.kind === 'assistant') this.#steps += 1;
+          else if (item.kind === 'toolResult') this.#answered.add(item.callId);
+        }
         return;
       case 'tool-calls-started':
         for (const call of event.calls) this.#started.set(call.callId, call.argumentsHash);
@@ -89,7 +93,13 @@ export class RunProgress {
     return [...this.#requested.values()].filter((call) => !this.#decided.has(call.callId));
   }
 
+  /** Requested calls still waiting: no decision and no result yet, in request order. */
+  get waiting(): readonly ApprovalRequest[] {
+    return this.undecided.filter((call) => !this.#answered.has(call.callId));
+  }
+
   #forget(): void {
+    this.#answered.clear();
     this.#steps = 0;
     this.#started.clear();
     this.#requested.clear();
@@ -113,15 +123,8 @@ export class RunProgress {
  * console.log(pendingApprovalsIn(events)); // [] for a session with no waiting run
  * ```
  */
-export function pendingApprovalsIn(events: Iterable<SessionEvent>): ApprovalRequest[] {
+export function pendingApprovalsIn(events: Iterable<SessionEvent>): readonly ApprovalRequest[] {
   const progress = new RunProgress();
-  const answered = new Set<string>();
-  for (const event of events) {
-    progress.observe(event);
-    if (event.type === 'run-started') answered.clear();
-    if (event.type !== 'items-appended') continue;
-    for (const item of event.items) if (item.kind === 'toolResult') answered.add(item.callId);
-  }
-  if (progress.unfinishedRun === null) return [];
-  return progress.undecided.filter((call) => !answered.has(call.callId));
+  for (const event of events) progress.observe(event);
+  return progress.waiting;
 }

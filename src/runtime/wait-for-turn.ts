@@ -23,9 +23,7 @@ import type { FinishedTurn, PausedTurn, TurnResult } from './turn-result.js';
  * ```
  */
 export function pendingApprovals(loop: AgentLoopActor): readonly PendingApproval[] {
-  const { session } = loop;
-  const open = new Set(session.pendingToolCalls.map((call) => call.id));
-  return session.progress.undecided.filter((call) => open.has(call.callId));
+  return loop.session.progress.waiting;
 }
 
 /**

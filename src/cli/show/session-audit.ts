@@ -130,10 +130,8 @@ export function buildSessionAudit({
   // What the last run waits for, read the way the runtime reads it when it resumes.
   const progress = new RunProgress();
   const toolNames = new Map<string, string>();
-  let answered = new Set<string>();
   for (const event of events) {
     progress.observe(event);
-    if (event.type === 'run-started') answered = new Set();
     const base = {
       seq: event.seq,
       at: event.at,
@@ -195,7 +193,6 @@ export function buildSessionAudit({
         break;
       case 'items-appended':
         for (const item of event.items) {
-          if (item.kind === 'toolResult') answered.add(item.callId);
           for (const call of item.kind === 'assistant' ? (item.toolCalls ?? []) : []) {
             toolNames.set(call.id, call.name);
           }
@@ -255,19 +252,14 @@ export function buildSessionAudit({
     entries,
     effective: { tokens: tokens.count(projection.items), items: projection.items.map(audit) },
     stats: summarizeSession({ events, tokens }),
-    unfinishedRun: unfinishedRunOf(progress, answered),
+    unfinishedRun: unfinishedRunOf(progress),
   };
 }
 
-function unfinishedRunOf(progress: RunProgress, answered: ReadonlySet<string>) {
+function unfinishedRunOf(progress: RunProgress) {
   const run = progress.unfinishedRun;
   if (run === null) return null;
-  return {
-    runId: run.runId,
-    pendingApprovals: progress.undecided
-      .filter((call) => !answered.has(call.callId))
-      .map(approvalRequestAudit),
-  };
+  return { runId: run.runId, pendingApprovals: progress.waiting.map(approvalRequestAudit) };
 }
 
 function approvalRequestAudit({

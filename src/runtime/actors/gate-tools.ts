@@ -35,8 +35,7 @@ export const gateToolsActor = loopActor<GateToolsOutput, ActorInvocation>(
             { type: 'approval-requested', runId: input.runId, calls: requested },
           ]);
         }
-        const open = new Set(session.pendingToolCalls.map((call) => call.id));
-        return { awaiting: progress.undecided.filter((call) => open.has(call.callId)) };
+        return { awaiting: progress.waiting };
       },
       (description, cause) =>
         new ToolError(`Checking which tool calls need approval failed: ${description}`, { cause }),
