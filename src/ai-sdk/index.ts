@@ -1,0 +1,8 @@
+/**
+ * The `loopkeeper/ai-sdk` entry: loopkeeper inside the Vercel AI SDK. Needs the optional peer
+ * `ai`; nothing else in loopkeeper imports it.
+ */
+
+export { type FromModelMessagesOptions, fromModelMessages } from './from-model-messages.js';
+export type { AiSdkShape, ShapedItem } from './shape.js';
+export { type ToModelMessagesOptions, toModelMessages } from './to-model-messages.js';
