@@ -117,6 +117,7 @@ describe('the package entry points', () => {
     expect(Object.keys(manifest.exports).sort()).toEqual(
       [
         '.',
+        './ai-sdk',
         './compaction',
         './errors',
         './log',

@@ -1,6 +1,6 @@
 /**
  * The `loopkeeper/ai-sdk` entry: loopkeeper inside the Vercel AI SDK. Needs the optional peer
- * `ai`; nothing else in loopkeeper imports it.
+ * dependencies `ai` and `@ai-sdk/provider`; the core entry never imports them.
  */
 
 export { type FromModelMessagesOptions, fromModelMessages } from './from-model-messages.js';
