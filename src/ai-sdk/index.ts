@@ -3,6 +3,15 @@
  * dependencies `ai` and `@ai-sdk/provider`; the core entry never imports them.
  */
 
+export { type AiSdkSummarizerOptions, aiSdkSummarizer } from './ai-sdk-summarizer.js';
+export type { CompactionRecord } from './compact-once.js';
 export { type FromModelMessagesOptions, fromModelMessages } from './from-model-messages.js';
+export {
+  type CompactionPrepareStep,
+  type CompactionPrepareStepOptions,
+  compactionPrepareStep,
+  type FinishInput,
+  type PrepareStepInput,
+} from './prepare-step.js';
 export type { AiSdkShape, ShapedItem } from './shape.js';
 export { type ToModelMessagesOptions, toModelMessages } from './to-model-messages.js';

@@ -5,7 +5,9 @@ import { fromModelMessages, toModelMessages } from '../../src/ai-sdk/index.js';
 import { ProtocolError } from '../../src/errors/index.js';
 import { checkItem } from '../../src/transcript/check-item.js';
 
-const json = fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.parse(JSON.stringify(value)) as unknown);
+const json = fc
+  .jsonValue({ maxDepth: 2 })
+  .map((value) => JSON.parse(JSON.stringify(value)) as unknown);
 const name = fc.string({ minLength: 1, maxLength: 8 });
 const providerOptions = fc.dictionary(name, fc.dictionary(name, json, { maxKeys: 2 }), {
   minKeys: 1,
