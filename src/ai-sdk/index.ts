@@ -3,8 +3,8 @@
  * dependencies `ai` and `@ai-sdk/provider`; the core entry never imports them.
  */
 
+export type { CompactionRecord } from '../integrations/compact-once.js';
 export { type AiSdkSummarizerOptions, aiSdkSummarizer } from './ai-sdk-summarizer.js';
-export type { CompactionRecord } from './compact-once.js';
 export { type FromModelMessagesOptions, fromModelMessages } from './from-model-messages.js';
 export {
   type CompactionPrepareStep,

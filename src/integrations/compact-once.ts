@@ -5,7 +5,7 @@ import type { CompactionReason, CompactionTier, ViewEntry } from '../log/events.
 import { buildReplacementView } from '../log/replacement-view.js';
 import type { Item } from '../transcript/types.js';
 
-/** One compaction before an AI SDK step: what it did, as telemetry and the log record it. */
+/** One compaction before a request: what it did, as telemetry and the log record it. */
 export interface CompactionRecord {
   readonly stepNumber: number;
   readonly reason: CompactionReason;
