@@ -1,5 +1,7 @@
 import type { Item } from '../transcript/types.js';
 
+export { fingerprint } from '../integrations/fingerprint.js';
+
 /** A JSON value as the AI SDK's `providerOptions` and tool inputs hold them. */
 export type JsonValue =
   | null
@@ -99,14 +101,4 @@ export type ShapedItem = Item & { readonly aiSdkShape?: AiSdkShape };
 export function shapeOf(item: Item): AiSdkShape | undefined {
   const shape = (item as ShapedItem).aiSdkShape;
   return shape !== null && typeof shape === 'object' ? shape : undefined;
-}
-
-/** Length plus FNV-1a (32 bit) of a string: cheap, and enough to tell an edited field. */
-export function fingerprint(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < text.length; index += 1) {
-    hash ^= text.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return `${text.length}:${hash.toString(16)}`;
 }

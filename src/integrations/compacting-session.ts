@@ -115,6 +115,11 @@ export class CompactingSession<M> {
     return this.#compactions;
   }
 
+  /** How many of the framework's messages the conversation has followed. */
+  get messageCount(): number {
+    return this.#conversation.messageCount;
+  }
+
   get running(): boolean {
     return this.#runId !== undefined;
   }
