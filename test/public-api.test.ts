@@ -118,6 +118,7 @@ describe('the package entry points', () => {
       [
         '.',
         './ai-sdk',
+        './langchain',
         './compaction',
         './errors',
         './log',

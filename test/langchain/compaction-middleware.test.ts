@@ -1,5 +1,10 @@
 import { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
+import {
+  AIMessage,
+  type AIMessageFields,
+  type BaseMessage,
+  HumanMessage,
+} from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 import { createAgent, tool } from 'langchain';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -84,7 +89,8 @@ class FileReadingModel extends BaseChatModel {
         total_tokens: seen.tokens + 30,
       },
       response_metadata: { model_name: 'fake-reader' },
-    });
+      // LangChain's inferred field types say usage_metadata is undefined under this compiler.
+    } as unknown as AIMessageFields);
     return { generations: [{ text: message.text, message }] };
   }
 }

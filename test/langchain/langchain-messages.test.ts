@@ -1,5 +1,6 @@
 import {
   AIMessage,
+  type AIMessageFields,
   type BaseMessage,
   HumanMessage,
   SystemMessage,
@@ -71,7 +72,8 @@ const ai = fc
         response_metadata,
         ...(usage === undefined ? {} : { usage_metadata: usage }),
         ...(messageId === undefined ? {} : { id: messageId }),
-      }),
+        // LangChain's inferred field types say usage_metadata is undefined under this compiler.
+      } as unknown as AIMessageFields),
   );
 const toolMessage = fc
   .record({
