@@ -128,4 +128,13 @@ describe('the shape of src and machines', () => {
     );
     expect(ambient.map((file) => relative(root, join(root, file)))).toEqual([]);
   });
+
+  it('returns the session beside the actor, never patched onto it', () => {
+    const patched = files.filter((file) =>
+      /Object\.assign\(\s*(?:actor|loop|child|createActor\()/.test(
+        readFileSync(join(root, file), 'utf8'),
+      ),
+    );
+    expect(patched).toEqual([]);
+  });
 });

@@ -1,4 +1,4 @@
-import { createActor, type InspectionEvent, type Observer } from 'xstate';
+import type { InspectionEvent, Observer } from 'xstate';
 import { DEFAULT_SUMMARY_INPUT_TOKENS } from '../compaction/summarizers/chunk-input.js';
 import { renderSummaryInput } from '../compaction/summarizers/render.js';
 import {
@@ -17,7 +17,7 @@ import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter, TokenEncoding } from '../tokens/types.js';
 import { createToolRegistry } from '../tools/tool-registry.js';
 import type { AnyToolDefinition } from '../tools/types.js';
-import { type AgentLoopActor, createAgentLoopLogic } from './create-agent-loop.js';
+import { AgentLoopActor, createAgentLoopLogic } from './create-agent-loop.js';
 import { isLoopRunning } from './is-loop-running.js';
 import { runTurn } from './run-turn.js';
 
@@ -101,7 +101,7 @@ export function agentSummarizer(options: AgentSummarizerOptions): CompactionBack
     if (signal.aborted) throw new AbortedError('The agent summary was aborted before it started');
     counter ??= createTokenCounter({ encoding });
     const tokens = await counter;
-    const { logic, input, session } = createAgentLoopLogic({
+    const agent = createAgentLoopLogic({
       model,
       tools,
       instructions,
@@ -110,11 +110,10 @@ export function agentSummarizer(options: AgentSummarizerOptions): CompactionBack
       tokens,
       ...(toolTimeoutMs === undefined ? {} : { toolTimeoutMs }),
     });
-    const actor = createActor(logic, {
-      input,
-      ...(loop !== undefined ? { parent: loop.actor } : inspect === undefined ? {} : { inspect }),
-    });
-    const child: AgentLoopActor = Object.assign(actor, { session });
+    const child = new AgentLoopActor(
+      agent,
+      loop !== undefined ? { parent: loop.actor } : inspect === undefined ? {} : { inspect },
+    );
     const telemetry = child.on('*', (event) => {
       onTelemetry?.(event);
       loop?.emit({
