@@ -4,6 +4,7 @@ import type {
   AssistantItem,
   ContextItem,
   ReasoningPart,
+  ReasoningProviderData,
   ToolCall,
   ToolResultItem,
   UserContentPart,
@@ -183,8 +184,14 @@ function assistantItem(
         ...options(part['providerOptions']),
       });
     } else if (part.type === 'reasoning' && typeof part['text'] === 'string') {
-      reasoning.push({ text: part['text'] });
-      templates.push({ type: 'reasoning', ...options(part['providerOptions']) });
+      // Provider options of reasoning (a signature, encrypted content) are the part's own
+      // provider data, which every adapter sends back unchanged (log schema 5).
+      const data = part['providerOptions'];
+      reasoning.push({
+        text: part['text'],
+        ...(data === undefined ? {} : { providerData: toJson(data) as ReasoningProviderData }),
+      });
+      templates.push({ type: 'reasoning' });
     } else if (part.type === 'tool-call' && part['providerExecuted'] !== true) {
       toolCalls.push(toolCall(part, index));
       templates.push({

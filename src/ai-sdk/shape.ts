@@ -26,7 +26,8 @@ export type PartTemplate =
       readonly length: number;
       readonly providerOptions?: ProviderOptionsJson;
     }
-  | { readonly type: 'reasoning'; readonly providerOptions?: ProviderOptionsJson }
+  /** Its provider options travel as the reasoning part's own `providerData`. */
+  | { readonly type: 'reasoning' }
   | {
       readonly type: 'tool-call';
       readonly providerOptions?: ProviderOptionsJson;

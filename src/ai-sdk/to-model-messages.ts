@@ -3,6 +3,7 @@ import type {
   AssistantItem,
   ContextItem,
   Item,
+  ReasoningPart,
   ToolResultItem,
   UserItem,
 } from '../transcript/types.js';
@@ -186,7 +187,7 @@ function renderAssistant(item: AssistantItem, shape: AiSdkShape | undefined): Mo
       if (fresh.reasoning) {
         const part = item.reasoning?.[reasoningIndex];
         reasoningIndex += 1;
-        content.push({ type: 'reasoning', text: part?.text ?? '', ...partOptions(template) });
+        content.push(reasoningPart(part ?? { text: '' }));
       } else if (!placed.reasoning) {
         content.push(...reasoningParts(item));
       }
@@ -222,8 +223,16 @@ function renderAssistant(item: AssistantItem, shape: AiSdkShape | undefined): Mo
   return asMessage({ role: 'assistant', content, ...messageOptions(shape) });
 }
 
+function reasoningPart(part: ReasoningPart): Part {
+  return {
+    type: 'reasoning',
+    text: part.text,
+    ...(part.providerData === undefined ? {} : { providerOptions: fromJson(part.providerData) }),
+  };
+}
+
 function reasoningParts(item: AssistantItem): Part[] {
-  return (item.reasoning ?? []).map((part) => ({ type: 'reasoning', text: part.text }));
+  return (item.reasoning ?? []).map(reasoningPart);
 }
 
 function callParts(item: AssistantItem): Part[] {

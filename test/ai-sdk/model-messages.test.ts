@@ -241,6 +241,10 @@ describe('fromModelMessages refuses what it cannot represent', () => {
     ];
     const [assistant, result] = fromModelMessages({ messages });
     if (assistant?.kind !== 'assistant' || result?.kind !== 'toolResult') throw new Error('shape');
+    // Reasoning's provider options are the part's own provider data, as every adapter keeps it.
+    expect(assistant.reasoning).toEqual([
+      { text: 'Look first.', providerData: { anthropic: { signature: 's' } } },
+    ]);
     const { reasoning: _dropped, ...withoutReasoning } = assistant;
     const rendered = toModelMessages({
       items: [
