@@ -2,7 +2,7 @@ import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import { ModelError } from '../errors/model-error.js';
 import { reasoningContentOf, responseOf, toolCallOf } from './read-completion.js';
-import type { ModelResponse } from './types.js';
+import type { ModelDelta, ModelResponse } from './types.js';
 
 interface PartialToolCall {
   id: string;
@@ -31,22 +31,22 @@ function callFor(
 
 /**
  * Accumulates a streamed Chat Completions answer: text and reasoning deltas, tool-call deltas
- * by index, the finish reason and the final usage chunk. Text deltas go to `onTextDelta` as
- * they arrive.
+ * by index, the finish reason and the final usage chunk. Text deltas go to `onDelta` as they
+ * arrive.
  */
 export async function readStream({
   stream,
   model,
   signal,
   onChunk,
-  onTextDelta,
+  onDelta,
 }: {
   stream: AsyncIterable<ChatCompletionChunk>;
   model: string;
   signal: AbortSignal;
   /** Called for every chunk received, before it is read. */
   onChunk?: () => void;
-  onTextDelta?: ((delta: string) => void) | undefined;
+  onDelta?: ((delta: ModelDelta) => void) | undefined;
 }): Promise<ModelResponse> {
   let text = '';
   let reasoning = '';
@@ -64,7 +64,7 @@ export async function readStream({
       const { delta } = choice;
       if (delta.content) {
         text += delta.content;
-        onTextDelta?.(delta.content);
+        onDelta?.({ type: 'text', delta: delta.content });
       }
       reasoning += reasoningContentOf(delta);
       for (const callDelta of delta.tool_calls ?? []) {

@@ -32,7 +32,7 @@ export interface ScriptedModelOptions {
   readonly contextWindow?: number;
   /** `regenerate` gives every answered tool call a fresh id, so recordings can be replayed twice. */
   readonly callIds?: 'preserve' | 'regenerate';
-  /** Call `onTextDelta` with the answer text in word-sized pieces (default true). */
+  /** Report the answer text through `onDelta` in word-sized pieces (default true). */
   readonly streamDeltas?: boolean;
   readonly name?: string;
   /** The model name reported in responses (default `scripted-model`). */
@@ -152,8 +152,11 @@ export class ScriptedModel implements ModelAdapter {
   }): ModelResponse {
     const reasoning = toReasoningParts(answer.reasoning);
     const toolCalls = (answer.toolCalls ?? []).map((call) => this.#toToolCall(call));
-    if (answer.text !== undefined && this.#options.streamDeltas !== false && request.onTextDelta) {
-      for (const piece of answer.text.match(/\S+\s*|\s+/g) ?? []) request.onTextDelta(piece);
+    const { onDelta } = request;
+    if (answer.text !== undefined && this.#options.streamDeltas !== false && onDelta) {
+      for (const piece of answer.text.match(/\S+\s*|\s+/g) ?? []) {
+        onDelta({ type: 'text', delta: piece });
+      }
     }
     const usage: ModelUsage | undefined =
       answer.usage ??

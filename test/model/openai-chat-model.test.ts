@@ -151,7 +151,12 @@ describe('openAIChatModel', () => {
     });
     const deltas: string[] = [];
     const response = await model({ stream: true }).generate(
-      request({ tools: [weatherTool], onTextDelta: (delta) => deltas.push(delta) }),
+      request({
+        tools: [weatherTool],
+        onDelta: (delta) => {
+          if (delta.type === 'text') deltas.push(delta.delta);
+        },
+      }),
     );
 
     expect(deltas.length).toBeGreaterThan(1);
@@ -301,7 +306,9 @@ describe('openAIChatModel errors', () => {
     server().enqueue(fakeFaults.truncatedStream({ how: 'end', afterChunks: 3 }));
     const deltas: string[] = [];
     const error = await failure(
-      model({ stream: true }).generate(request({ onTextDelta: (delta) => deltas.push(delta) })),
+      model({ stream: true }).generate(
+        request({ onDelta: (delta) => deltas.push(delta.type === 'text' ? delta.delta : '') }),
+      ),
     );
     expect(error).toMatchObject({ kind: 'network', retryable: true });
     expect(error.message).toMatch(/no finish_reason/);
@@ -354,8 +361,8 @@ describe('openAIChatModel errors', () => {
     const pending = model({ stream: true }).generate(
       request({
         signal: controller.signal,
-        onTextDelta: (delta) => {
-          deltas.push(delta);
+        onDelta: (delta) => {
+          deltas.push(delta.type === 'text' ? delta.delta : '');
           if (deltas.length === 2) controller.abort();
         },
       }),

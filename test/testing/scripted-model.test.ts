@@ -166,10 +166,14 @@ describe('ScriptedModel', () => {
     ).rejects.toMatchObject({ kind: 'aborted' });
   });
 
-  it('streams the answer text through onTextDelta', async () => {
+  it('streams the answer text through onDelta', async () => {
     const deltas: string[] = [];
     const model = new ScriptedModel({ turns: [{ text: 'Several words, streamed one by one.' }] });
-    await model.generate(request([hello], { onTextDelta: (delta) => deltas.push(delta) }));
+    await model.generate(
+      request([hello], {
+        onDelta: (delta) => deltas.push(delta.type === 'text' ? delta.delta : ''),
+      }),
+    );
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join('')).toBe('Several words, streamed one by one.');
   });

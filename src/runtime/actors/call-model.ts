@@ -31,15 +31,17 @@ export const callModelActor = loopActor<CallModelOutput, CallModelInput>(
       transcript,
       tools: specs,
       signal,
-      onTextDelta: (delta) =>
+      onDelta: (delta) => {
+        if (delta.type !== 'text') return;
         telemetry({
           type: 'InferenceDelta',
           sessionId: input.sessionId,
           runId: input.runId,
           at: Date.now(),
           step: input.step,
-          delta,
-        }),
+          delta: delta.delta,
+        });
+      },
     });
     const durationMs = performance.now() - started;
     const assistant = toAssistantItem(response, session);
