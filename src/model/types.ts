@@ -42,7 +42,10 @@ export interface ModelReasoningDelta {
 /** A piece of one tool call's arguments (the raw JSON string, in order). */
 export interface ModelToolCallDelta {
   readonly type: 'tool_call';
-  /** The call's position in the answer (0-based): the same as in `ModelResponse.toolCalls`. */
+  /**
+   * The call's position in the answer (0-based, as the provider numbers calls): the same as in
+   * `ModelResponse.toolCalls` unless the provider skips numbers.
+   */
   readonly index: number;
   /**
    * The call's id as the provider sent it; absent while the provider has not sent one. The
