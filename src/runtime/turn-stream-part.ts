@@ -2,7 +2,7 @@ import type { TelemetryEvent, TelemetryEventType } from '../events/telemetry-eve
 import type { TurnResult } from './turn-result.js';
 
 /** Which telemetry events of its run a turn stream yields, and under which part type. */
-const PART_TYPES = {
+export const STREAM_PART_TYPES = {
   InferenceStarted: 'step_started',
   ReasoningDelta: 'reasoning_delta',
   InferenceDelta: 'text_delta',
@@ -19,13 +19,13 @@ const PART_TYPES = {
   EmergencyPruneApplied: 'emergency_prune',
 } as const satisfies Partial<Record<TelemetryEventType, string>>;
 
-type StreamedEventType = keyof typeof PART_TYPES;
+type StreamedEventType = keyof typeof STREAM_PART_TYPES;
 
 /** A telemetry event of the run under its part type; every other field is the event's. */
 type PartOf<Type extends StreamedEventType> = Omit<
   Extract<TelemetryEvent, { type: Type }>,
   'type'
-> & { readonly type: (typeof PART_TYPES)[Type] };
+> & { readonly type: (typeof STREAM_PART_TYPES)[Type] };
 
 /** The last part of a turn stream: what `runTurn` would have resolved with. */
 export interface TurnFinishPart {
@@ -47,7 +47,7 @@ export type TurnStreamPartType = TurnStreamPart['type'];
 
 /** The part an event of the turn's run becomes, or undefined for events the stream leaves out. */
 export function streamPartOf(event: TelemetryEvent): TurnStreamPart | undefined {
-  if (!Object.hasOwn(PART_TYPES, event.type)) return undefined;
-  const type = PART_TYPES[event.type as StreamedEventType];
+  if (!Object.hasOwn(STREAM_PART_TYPES, event.type)) return undefined;
+  const type = STREAM_PART_TYPES[event.type as StreamedEventType];
   return { ...event, type } as TurnStreamPart;
 }
