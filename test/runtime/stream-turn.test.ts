@@ -86,6 +86,8 @@ describe('streamTurn', () => {
 
     expect(parts.map((part) => part.type)).toEqual([
       'step_started',
+      'tool_call_delta',
+      'tool_call_delta',
       'step_finished',
       'tool_call_started',
       'tool_progress',
