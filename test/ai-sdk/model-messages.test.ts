@@ -1,8 +1,8 @@
 import type { ModelMessage } from 'ai';
 import fc from 'fast-check';
+import { ProtocolError } from 'loopkeeper';
+import { fromModelMessages, toModelMessages } from 'loopkeeper/ai-sdk';
 import { describe, expect, it } from 'vitest';
-import { fromModelMessages, toModelMessages } from '../../src/ai-sdk/index.js';
-import { ProtocolError } from '../../src/errors/index.js';
 import { checkItem } from '../../src/transcript/check-item.js';
 
 const json = fc

@@ -1,23 +1,25 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { generateText, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import {
+  contextWindowTrigger,
+  createCompactor,
+  createTokenCounter,
+  effectiveHistory,
+  MemorySessionStore,
+  type SessionEvent,
+} from 'loopkeeper';
 import {
   aiSdkSummarizer,
   type CompactionRecord,
   compactionPrepareStep,
   toModelMessages,
-} from '../../src/ai-sdk/index.js';
+} from 'loopkeeper/ai-sdk';
+import { SUMMARY_SECTIONS } from 'loopkeeper/compaction';
+import type { TokenCounter } from 'loopkeeper/tokens';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { buildSessionAudit } from '../../src/cli/show/session-audit.js';
-import { createCompactor } from '../../src/compaction/compactor.js';
-import { SUMMARY_SECTIONS } from '../../src/compaction/summary.js';
-import { contextWindowTrigger } from '../../src/compaction/triggers/context-window-trigger.js';
-import { effectiveHistory } from '../../src/log/effective-history.js';
-import type { SessionEvent } from '../../src/log/events.js';
-import { MemorySessionStore } from '../../src/log/memory-store.js';
-import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
 
 const WINDOW = 16_000;
 const STEPS = 200;

@@ -7,18 +7,20 @@ import {
 } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 import { createAgent, tool } from 'langchain';
+import {
+  type CompactionBackend,
+  contextWindowTrigger,
+  createCompactor,
+  createTokenCounter,
+  effectiveHistory,
+  extractiveSummarizer,
+  MemorySessionStore,
+  type SessionEvent,
+} from 'loopkeeper';
+import { type CompactionRecord, compactionMiddleware } from 'loopkeeper/langchain';
+import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createCompactor } from '../../src/compaction/compactor.js';
-import { extractiveSummarizer } from '../../src/compaction/summarizers/extractive.js';
-import { contextWindowTrigger } from '../../src/compaction/triggers/context-window-trigger.js';
-import type { CompactionBackend } from '../../src/compaction/types.js';
-import { type CompactionRecord, compactionMiddleware } from '../../src/langchain/index.js';
-import { effectiveHistory } from '../../src/log/effective-history.js';
-import type { SessionEvent } from '../../src/log/events.js';
-import { MemorySessionStore } from '../../src/log/memory-store.js';
-import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import type { TokenCounter } from '../../src/tokens/types.js';
 
 const WINDOW = 16_000;
 const STEPS = 200;

@@ -7,9 +7,9 @@ import {
   ToolMessage,
 } from '@langchain/core/messages';
 import fc from 'fast-check';
+import { ProtocolError } from 'loopkeeper';
+import { fromLangChainMessages, toLangChainMessages } from 'loopkeeper/langchain';
 import { describe, expect, it } from 'vitest';
-import { ProtocolError } from '../../src/errors/index.js';
-import { fromLangChainMessages, toLangChainMessages } from '../../src/langchain/index.js';
 import { checkItem } from '../../src/transcript/check-item.js';
 
 const json = fc
