@@ -93,6 +93,15 @@ function classifyApiCall(fields: ApiCallErrorFields, cause: unknown): ModelError
     });
   }
   const options = { cause, status };
+  if (status >= 200 && status < 300) {
+    return new ModelError(
+      `The model server sent an answer the provider cannot read: ${fields.message}`,
+      {
+        kind: 'invalid_response',
+        ...options,
+      },
+    );
+  }
   if ((status === 400 || status === 413 || status === 422) && contextOverflowPattern.test(detail)) {
     return new ModelError(`The request exceeds the model's context window: ${fields.message}`, {
       kind: 'context_overflow',
