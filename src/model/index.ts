@@ -4,4 +4,11 @@ export { chatRequestBody } from './chat-request.js';
 export { chatRequestBytes } from './chat-request-bytes.js';
 export { classifyModelError } from './classify-error.js';
 export { type OpenAIChatModelOptions, openAIChatModel } from './openai-chat-model.js';
-export type { ModelAdapter, ModelRequest, ModelResponse, ModelUsage, ToolSpec } from './types.js';
+export type {
+  ModelAdapter,
+  ModelRequest,
+  ModelResponse,
+  ModelUsage,
+  ProviderCompaction,
+  ToolSpec,
+} from './types.js';
