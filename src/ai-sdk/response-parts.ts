@@ -4,7 +4,7 @@ import type {
   SharedV3ProviderMetadata,
 } from '@ai-sdk/provider';
 import type { ModelResponse, ModelUsage } from '../model/types.js';
-import type { ReasoningPart, ToolCall } from '../transcript/types.js';
+import type { ReasoningPart, ReasoningProviderData, ToolCall } from '../transcript/types.js';
 
 /** What an answer is made of while it is being read, in the order the model produced it. */
 export interface AnswerParts {
@@ -36,9 +36,11 @@ export function reasoningOf(
   text: string,
   providerMetadata: SharedV3ProviderMetadata | undefined,
 ): ReasoningPart {
-  return providerMetadata === undefined || Object.keys(providerMetadata).length === 0
-    ? { text }
-    : ({ text, providerData: providerMetadata } as ReasoningPart);
+  if (providerMetadata === undefined || Object.keys(providerMetadata).length === 0) return { text };
+  // Metadata objects may hold `undefined` fields, which JSON (and so the log) leaves out: leave
+  // them out now, so the part sent back from memory and the one read from the log are the same.
+  const providerData = JSON.parse(JSON.stringify(providerMetadata)) as ReasoningProviderData;
+  return { text, providerData };
 }
 
 /**

@@ -131,11 +131,12 @@ function assistantContent(item: AssistantItem): AssistantContent {
 }
 
 function reasoningPart(part: ReasoningPart): AssistantContent[number] {
-  const providerData = (part as { providerData?: SharedV3ProviderOptions }).providerData;
+  // The SDK's option type is mutable; the data goes out as it came in and is not changed.
+  const providerOptions = part.providerData as SharedV3ProviderOptions | undefined;
   return {
     type: 'reasoning',
     text: part.text,
-    ...(providerData === undefined ? {} : { providerOptions: providerData }),
+    ...(providerOptions === undefined ? {} : { providerOptions }),
   };
 }
 
