@@ -1,5 +1,6 @@
 /** The `loopkeeper/testing` entry: offline and over-HTTP fakes for testing agent loops. */
 
+export type { FakeHttpServer } from './fake-http-server.js';
 export {
   type FakeAnthropicAnswer,
   type FakeAnthropicBrokenStream,
@@ -41,6 +42,18 @@ export {
   isFakeFault,
 } from './fake-replies.js';
 export type { FakeChatRequestBody, FakeRequest, FakeRequestHeaders } from './fake-request.js';
+export type {
+  FakeResponsesAnswer,
+  FakeResponsesReasoning,
+  FakeResponsesReply,
+  FakeResponsesRequestBody,
+} from './fake-responses-replies.js';
+export {
+  type FakeResponsesHandler,
+  type FakeResponsesServer,
+  type FakeResponsesServerOptions,
+  startFakeResponsesServer,
+} from './fake-responses-server.js';
 export {
   type CompactionQualityOptions,
   type CompactionQualityReport,
