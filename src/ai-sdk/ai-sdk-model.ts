@@ -59,7 +59,7 @@ export interface AiSdkModelOptions {
  * import { createAgentLoop } from 'loopkeeper';
  * import { aiSdkModel } from 'loopkeeper/ai-sdk';
  *
- * const anthropic = createAnthropic({ apiKey: process.env.ANTHROPIC_API_KEY ?? '' });
+ * const anthropic = createAnthropic({ apiKey: process.env['ANTHROPIC_API_KEY'] ?? '' });
  * const model = aiSdkModel(anthropic('claude-sonnet-4-5'), {
  *   stream: true,
  *   providerOptions: { anthropic: { thinking: { type: 'enabled', budgetTokens: 4000 } } },

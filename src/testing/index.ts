@@ -1,6 +1,5 @@
 /** The `loopkeeper/testing` entry: offline and over-HTTP fakes for testing agent loops. */
 
-export type { FakeHttpServer } from './fake-http-server.js';
 export {
   type FakeAnthropicAnswer,
   type FakeAnthropicBrokenStream,
@@ -20,6 +19,7 @@ export {
   type FakeAnthropicServerOptions,
   startFakeAnthropicServer,
 } from './anthropic/fake-anthropic-server.js';
+export type { FakeHttpServer } from './fake-http-server.js';
 export {
   type FakeOpenAIServer,
   type FakeOpenAIServerOptions,
