@@ -9,6 +9,7 @@ import {
   openAIChatModel,
   runTurn,
 } from 'loopkeeper';
+import { openAIResponsesModel } from 'loopkeeper/model';
 import {
   buildReplayPlan,
   createReplayTools,
@@ -21,6 +22,7 @@ import {
   replayRecording,
   ScriptedModel,
   startFakeOpenAIServer,
+  startFakeResponsesServer,
   workFactsOf,
 } from 'loopkeeper/testing';
 
@@ -133,6 +135,16 @@ export async function example_startFakeOpenAIServer(): Promise<void> {
   // A real HTTP server speaking Chat Completions: the real SDK, no network.
   const server = await startFakeOpenAIServer({ replies: [{ text: 'Hello from the fake.' }] });
   const model = openAIChatModel({ baseURL: server.url, apiKey: 'test', model: 'fake' });
+  // ... run a loop with `model`, then inspect server.requests
+  await server.close();
+}
+
+// startFakeResponsesServer: src/testing/fake-responses-server.ts
+export async function example_startFakeResponsesServer(): Promise<void> {
+  const server = await startFakeResponsesServer({
+    replies: [{ reasoning: [{ summary: 'Greet back.' }], text: 'Hello!' }],
+  });
+  const model = openAIResponsesModel({ baseURL: server.url, apiKey: 'test', model: 'fake' });
   // ... run a loop with `model`, then inspect server.requests
   await server.close();
 }
