@@ -196,4 +196,53 @@ describe('openAIResponsesModel', () => {
     ]);
     expect(validateTranscript(loop.session.items)).toEqual([]);
   });
+
+  it('after a provider compaction our own compactor still guards the window', async () => {
+    server = await startFakeResponsesServer({
+      replies: [
+        {
+          text: 'A loop repeats.',
+          compaction: true,
+          usage: { promptTokens: 50_000, completionTokens: 5 },
+        },
+        {
+          toolCalls: [{ id: 'call_big', name: 'sized', arguments: { size: 8_000 } }],
+          compaction: false,
+        },
+        { text: 'Read it.', compaction: false },
+      ],
+    });
+    const sized = defineTool({
+      name: 'sized',
+      description: 'Returns text of a given size.',
+      parameters: { type: 'object', properties: { size: { type: 'integer' } }, required: ['size'] },
+      execute: ({ size }: { size: number }) => 'line of output\n'.repeat(size),
+    });
+    const store = new MemorySessionStore();
+    const loop = createAgentLoop({
+      model: openAIResponsesModel({
+        baseURL: server.url,
+        apiKey: 'test',
+        model: 'gpt-test',
+        contextManagement: { compactThreshold: 40_000 },
+      }),
+      tools: [sized],
+      store,
+      compactor: createCompactor({ trigger: tokenBudgetTrigger({ maxTokens: 20_000 }) }),
+      tokens: await sharedTokenCounter(),
+    });
+    loop.start();
+    expect((await runTurn(loop, 'What is a loop?')).outcome).toBe('completed');
+    expect((await runTurn(loop, 'Read the big file')).outcome).toBe('completed');
+    loop.stop();
+    const events = await readSession(store, loop.session.sessionId);
+    const tiers = events.flatMap((event) =>
+      event.type === 'transcript-replaced' ? [event.tier] : [],
+    );
+    expect(tiers[0]).toBe('provider');
+    expect(tiers.length).toBeGreaterThan(1);
+    expect(tiers.slice(1).every((tier) => tier !== 'provider')).toBe(true);
+    // The request after the big output was cut back under our budget.
+    expect(Buffer.byteLength(server.requests[2]?.rawBody ?? '')).toBeLessThan(80_000);
+  });
 });
