@@ -67,7 +67,7 @@ interface ChainState {
  * import { openAIResponsesModel } from 'loopkeeper/model';
  *
  * const model = openAIResponsesModel({
- *   apiKey: process.env.OPENAI_API_KEY ?? '',
+ *   apiKey: process.env['OPENAI_API_KEY'] ?? '',
  *   model: 'gpt-5-mini',
  *   reasoning: { effort: 'low', summary: 'auto' },
  * });
