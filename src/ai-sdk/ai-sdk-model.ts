@@ -17,7 +17,10 @@ import { toFunctionTools, toPrompt } from './to-prompt.js';
 const DEFAULT_MAX_RETRY_WAIT_MS = 60_000;
 
 export interface AiSdkModelOptions {
-  /** Call `doStream` and report text deltas through `onTextDelta` (default false: `doGenerate`). */
+  /**
+   * Call `doStream` and report text, reasoning and tool-call argument deltas through `onDelta`
+   * (default false: `doGenerate`).
+   */
   readonly stream?: boolean;
   /**
    * Retries on what the provider marks retryable (connection errors, 408, 409, 429, 5xx, 529),
@@ -139,12 +142,12 @@ export function aiSdkModel(
         model: modelId,
         signal,
         onPart: () => idle?.touch(),
-        onTextDelta:
-          request.onTextDelta === undefined
+        onDelta:
+          request.onDelta === undefined
             ? undefined
             : (delta) => {
                 delivered = true;
-                request.onTextDelta?.(delta);
+                request.onDelta?.(delta);
               },
       });
     } catch (error) {
@@ -155,7 +158,7 @@ export function aiSdkModel(
               cause: error,
             })
           : classifyAiSdkError(error, { signal });
-      // Text already shown to the host would be shown twice by a retry: fail instead.
+      // Deltas already shown to the host would be shown twice by a retry: fail instead.
       if (!delivered || !failure.retryable) throw failure;
       throw new ModelError(`${failure.message} (after part of the answer was streamed)`, {
         kind: failure.kind,

@@ -1,6 +1,6 @@
 import type { LanguageModelV3StreamPart, SharedV3ProviderMetadata } from '@ai-sdk/provider';
 import { ModelError } from '../errors/model-error.js';
-import type { ModelResponse } from '../model/types.js';
+import type { ModelDelta, ModelResponse } from '../model/types.js';
 import { classifyAiSdkError } from './classify-ai-sdk-error.js';
 import { emptyAnswer, finishReasonOf, reasoningOf, responseOf, usageOf } from './response-parts.js';
 
@@ -10,7 +10,9 @@ interface OpenReasoning {
 }
 
 /**
- * Reads a `doStream` stream into a response. Text deltas go to `onTextDelta` as they arrive.
+ * Reads a `doStream` stream into a response. Text, reasoning and tool-call argument deltas go to
+ * `onDelta` as they arrive; a tool call's `index` is its position among the calls the stream
+ * started (`tool-input-start`).
  * Reasoning is assembled per block id; provider metadata arriving on a later delta or on the
  * end part (Anthropic sends the signature as the block's last delta) replaces the earlier one,
  * as the SDK's own `streamText` does. An `error` part ends the read with its classified error;
@@ -21,32 +23,56 @@ export async function readStreamParts({
   model,
   signal,
   onPart,
-  onTextDelta,
+  onDelta,
 }: {
   stream: ReadableStream<LanguageModelV3StreamPart>;
   model: string;
   signal: AbortSignal;
   /** Called for every part received, before it is read. */
   onPart?: () => void;
-  onTextDelta?: ((delta: string) => void) | undefined;
+  onDelta?: ((delta: ModelDelta) => void) | undefined;
 }): Promise<ModelResponse> {
   const parts = emptyAnswer(model);
   const reasoning = new Map<string, OpenReasoning>();
+  /** Tool calls by the id the stream gave them, numbered in the order they started. */
+  const callIndexes = new Map<string, number>();
   let finished = false;
   for await (const part of abortable(stream, signal)) {
     onPart?.();
     switch (part.type) {
       case 'text-delta':
         parts.text += part.delta;
-        if (part.delta !== '') onTextDelta?.(part.delta);
+        if (part.delta !== '') onDelta?.({ type: 'text', delta: part.delta });
         break;
+      case 'tool-input-start':
+        if (part.providerExecuted !== true && !callIndexes.has(part.id)) {
+          callIndexes.set(part.id, callIndexes.size);
+          onDelta?.({
+            type: 'tool_call',
+            index: callIndexes.size - 1,
+            callId: part.id,
+            toolName: part.toolName,
+            delta: '',
+          });
+        }
+        break;
+      case 'tool-input-delta': {
+        const index = callIndexes.get(part.id);
+        if (index !== undefined && part.delta !== '') {
+          onDelta?.({ type: 'tool_call', index, callId: part.id, delta: part.delta });
+        }
+        break;
+      }
       case 'reasoning-start':
         reasoning.set(part.id, { text: '', providerMetadata: part.providerMetadata });
         break;
       case 'reasoning-delta':
       case 'reasoning-end': {
         const open = reasoning.get(part.id) ?? { text: '', providerMetadata: undefined };
-        if (part.type === 'reasoning-delta') open.text += part.delta;
+        if (part.type === 'reasoning-delta' && part.delta !== '') {
+          open.text += part.delta;
+          onDelta?.({ type: 'reasoning', delta: part.delta });
+        }
         open.providerMetadata = part.providerMetadata ?? open.providerMetadata;
         reasoning.set(part.id, open);
         break;

@@ -201,7 +201,10 @@ export function openAIResponsesModel({
         model,
         signal,
         onEvent: () => idle?.touch(),
-        onTextDelta: request.onTextDelta,
+        onTextDelta:
+          request.onDelta === undefined
+            ? undefined
+            : (delta: string) => request.onDelta?.({ type: 'text', delta }),
       });
       return { answer, responseId };
     } catch (error) {

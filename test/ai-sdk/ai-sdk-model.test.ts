@@ -7,7 +7,7 @@ import {
 import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test';
 import { ConfigError, type Item, ModelError } from 'loopkeeper';
 import { aiSdkModel } from 'loopkeeper/ai-sdk';
-import type { ModelRequest } from 'loopkeeper/model';
+import type { ModelDelta, ModelRequest } from 'loopkeeper/model';
 import { describe, expect, it } from 'vitest';
 
 const usage = (input: number, output: number, cacheRead?: number) => ({
@@ -216,11 +216,18 @@ describe('aiSdkModel: reading an answer', () => {
         },
       ]),
     });
-    const deltas: string[] = [];
+    const deltas: ModelDelta[] = [];
     const response = await aiSdkModel(mock, { stream: true }).generate(
-      request([{ kind: 'user', id: 'u1', content: 'Go' }], { onTextDelta: (d) => deltas.push(d) }),
+      request([{ kind: 'user', id: 'u1', content: 'Go' }], { onDelta: (d) => deltas.push(d) }),
     );
-    expect(deltas).toEqual(['Hel', 'lo.']);
+    expect(deltas).toEqual([
+      { type: 'reasoning', delta: 'Let me ' },
+      { type: 'reasoning', delta: 'think.' },
+      { type: 'text', delta: 'Hel' },
+      { type: 'text', delta: 'lo.' },
+      { type: 'tool_call', index: 0, callId: 'tc_9', toolName: 'read_file', delta: '' },
+      { type: 'tool_call', index: 0, callId: 'tc_9', delta: '{"path":"y"}' },
+    ]);
     expect(response).toEqual({
       text: 'Hello.',
       reasoning: [
@@ -373,7 +380,7 @@ describe('aiSdkModel: abort', () => {
       .generate(
         request([{ kind: 'user', id: 'u1', content: 'Go' }], {
           signal: controller.signal,
-          onTextDelta: () => controller.abort(),
+          onDelta: () => controller.abort(),
         }),
       )
       .catch((caught: unknown) => caught);

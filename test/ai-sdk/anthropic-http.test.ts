@@ -241,7 +241,7 @@ describe.each([false, true])('aiSdkModel on @ai-sdk/anthropic over HTTP (stream:
 });
 
 describe('aiSdkModel on @ai-sdk/anthropic: abort mid-stream', () => {
-  it('stops reading after the first text delta and reports aborted', async () => {
+  it('stops reading after the first delta and reports aborted', async () => {
     server = await startFakeAnthropicServer({
       replies: [{ text: 'x'.repeat(400), chunkSize: 4, chunkDelayMs: 5 }],
     });
@@ -253,8 +253,8 @@ describe('aiSdkModel on @ai-sdk/anthropic: abort mid-stream', () => {
         transcript: [{ kind: 'user', id: 'u1', content: 'Hi' }],
         tools: [],
         signal: controller.signal,
-        onTextDelta: (delta) => {
-          deltas.push(delta);
+        onDelta: (delta) => {
+          deltas.push(delta.delta);
           controller.abort();
         },
       })
