@@ -134,11 +134,13 @@ const REMEMBERED_TEXTS = 8;
  * per-item cache cannot know. Looking a string up hashes it once, far cheaper than tokenizing.
  */
 function rememberLongTexts(countText: (text: string) => number): (text: string) => number {
-  const remembered = new Map<string, number>();
+  // Made at the first long text: an idle loop's counter that never sees one holds no map.
+  let remembered: Map<string, number> | undefined;
   return (text) => {
     if (text.length < REMEMBERED_TEXT_LENGTH || text.length > MAX_REMEMBERED_TEXT_LENGTH) {
       return countText(text);
     }
+    remembered ??= new Map();
     const known = remembered.get(text);
     if (known !== undefined) return known;
     const tokens = countText(text);
