@@ -4,13 +4,13 @@ import {
   createCompactor,
   createTokenCounter,
   extractiveSummarizer,
+  fromChatMessages,
   type Item,
   pruneToolResults,
 } from 'loopkeeper';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findFilePaths, findUrls } from '../../src/compaction/summarizers/extract-patterns.js';
-import { fromChatMessages } from '../../src/transcript/from-chat-messages.js';
 import { validTranscriptArbitrary } from '../support/arbitraries.js';
 import { loadTranscriptFixtures } from '../support/transcripts.js';
 
