@@ -169,6 +169,49 @@ function strategies(counter: TokenCounter, messagesOf: (name: string) => readonl
       },
     },
     {
+      name: 'LangChain `trimMessages`, for agent transcripts',
+      how: "the same, allowed to start on an AI message as well (`startOn: ['human', 'ai']`), so a long tool loop is not trimmed to nothing",
+      async requests(replay) {
+        const tokenCounter = createLangChainTokenCounter();
+        const last = replay.requests.at(-1) ?? [];
+        const byId = new Map(last.map((item) => [item.id, item]));
+        const out: Item[][] = [];
+        for (const request of replay.requests) {
+          const trimmed = await trimToBudget(toLangChainMessages(request), {
+            maxTokens: replay.line,
+            tokenCounter,
+            startOn: ['human', 'ai'],
+          });
+          out.push(langChainMessagesToItems(trimmed, byId));
+        }
+        return out;
+      },
+    },
+    {
+      name: 'plain head/tail cap',
+      how: `no management but each tool output over ${OUTPUT_CAP_SHARE} × window tokens (at 4 characters a token) cut to its head and tail, with a note of how much was cut: a baseline for the capped rows`,
+      async requests(replay) {
+        const capCharacters = Math.round(replay.window * OUTPUT_CAP_SHARE) * 4;
+        const capped = new Map<string, Item>();
+        const cap = (item: Item): Item => {
+          if (item.kind !== 'toolResult' || item.content.length <= capCharacters) return item;
+          let copy = capped.get(item.id);
+          if (copy === undefined) {
+            const half = Math.floor(capCharacters / 2);
+            const cut = item.content.length - 2 * half;
+            copy = {
+              ...item,
+              id: `capped_${item.id}`,
+              content: `${item.content.slice(0, half)}\n[… ${cut} characters cut …]\n${item.content.slice(-half)}`,
+            };
+            capped.set(item.id, copy);
+          }
+          return copy;
+        };
+        return replay.requests.map((request) => request.map(cap));
+      },
+    },
+    {
       name: 'AI SDK `pruneMessages`, last 2',
       how: 'documented `prepareStep` options: tool calls and results dropped before the last 2 messages',
       requests: async (replay) =>
@@ -516,6 +559,9 @@ export async function costRetentionBench({
       formatPercent(kept.errorLines),
       formatPercent(kept.identifiers),
       `**${formatPercent(kept.overall)}**`,
+      total.billed
+        .map((billed, index) => formatRatio(billed / (keepingFloor[index] ?? Number.NaN)))
+        .join(' / '),
     ]);
   }
 
@@ -562,9 +608,10 @@ export async function costRetentionBench({
           'error lines',
           'identifiers',
           'kept',
+          'billed ÷ keeping floor (each price model)',
         ],
         rows,
-        right: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
+        right: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
       }),
       notes: [
         ...notes,

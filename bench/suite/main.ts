@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { billingBench } from './billing.js';
-import { perStepChartSvg } from './chart.js';
 import { compactionPassBench } from './compaction-pass.js';
 import { costRetentionBench } from './cost-retention.js';
 import { describeEnvironment } from './environment.js';
@@ -14,7 +15,6 @@ import {
 } from './long-session.js';
 import { type ReportSection, renderSection } from './markdown.js';
 import { benchScale } from './options.js';
-import { perStepBench } from './per-step.js';
 import { scaleBench } from './scale.js';
 import { formatCount, formatMilliseconds, timed } from './stats.js';
 import { tokenCountingBench } from './token-counting.js';
@@ -40,8 +40,30 @@ const long = buildLongSession({ counter, toolCalls: scale.toolCalls });
 const short = buildLongSession({ counter, tokens: scale.compactionTokens });
 const lean = buildLongSession({ counter, toolCalls: scale.toolCalls, lean: true });
 
-const perStep = await perStepBench({ session: lean, counter, scale });
-report(perStep.section);
+// The whole-step benchmark runs each framework in a process of its own (peak RSS is its own).
+{
+  const out = join(tmpdir(), `loopkeeper-steps-${process.pid}.md`);
+  const child = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'bench/suite/steps/main.ts',
+      '--out',
+      out,
+      '--tool-calls',
+      String(scale.toolCalls),
+    ],
+    { cwd: root, encoding: 'utf8', stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const markdown = child.status === 0 ? readFileSync(out, 'utf8') : '';
+  const [heading = '', ...rest] = markdown.trim().split('\n');
+  report({
+    title: `1. ${heading.replace(/^## /, '') || 'Whole agent step'}`,
+    intro: '',
+    body: child.status === 0 ? rest.join('\n').trim() : "It failed: see the run's output.",
+  });
+}
 report(
   await compactionPassBench({
     sessions: [
@@ -102,14 +124,9 @@ console.log(`Finished in ${elapsed}.`);
 
 if (scale.quick) {
   console.log(
-    'A --quick run leaves docs/benchmarks.md, docs/benchmarks-chart.svg and docs/benchmarks-cost-retention.svg as they are.',
+    'A --quick run leaves docs/benchmarks.md and docs/benchmarks-cost-retention.svg as they are.',
   );
 } else {
-  const chartTitle = `Per-step overhead against session length (${formatCount(lean.toolCalls)} tool calls, ${formatCount(lean.tokens / 1000)}k tokens, 200k window)`;
-  writeFileSync(
-    `${root}docs/benchmarks-chart.svg`,
-    perStepChartSvg({ series: perStep.chart, title: chartTitle }),
-  );
   writeFileSync(`${root}docs/benchmarks-cost-retention.svg`, costRetention.svg);
   const document = [
     '# Benchmarks',
@@ -117,12 +134,9 @@ if (scale.quick) {
     `The long session is the five real transcripts of \`test/fixtures/transcripts\` replayed ${long.rounds.toFixed(1)} times with fresh item and call ids: ${formatCount(long.toolCalls)} tool calls, ${formatCount(long.items.length)} items, ${formatCount(long.tokens)} tokens. These recordings average ${formatCount(long.tokens / long.toolCalls)} tokens per tool call, so 2,000 tool calls come to about ${formatCount(long.tokens / 1000)}k tokens; where a benchmark asks for a 200k-token transcript it uses the same replay cut at 200k tokens (${formatCount(short.toolCalls)} tool calls). The per-step benchmark runs on the lean session, the 200k-token / 2,000-call shape, and the compaction pass runs on it as well: the same replay with every tool output cut to its first ${LEAN_TOOL_OUTPUT_CHARACTERS} characters, every assistant text to its first ${LEAN_ASSISTANT_TEXT_CHARACTERS} and the system prompts in the first round only (${formatCount(lean.toolCalls)} tool calls, ${formatCount(lean.items.length)} items, ${formatCount(lean.tokens)} tokens).`,
     "Each peer runs the call its users make for the job, on the same history converted once, up front, to its own message format. What a peer returns is mapped back to loopkeeper items, so every result is measured with the same exact o200k counter and checked with the same `validateTranscript`. Peer versions were chosen to run on Node 20 (the project's engine); where the latest line needs Node 22 the table says so.",
     `## Environment\n\n${environment.markdown}`,
-    `![Per-step overhead against session length](benchmarks-chart.svg)\n\n[The chart](benchmarks-chart.svg) plots section 1: time per step at ${perStep.chart[0]?.points.length ?? 0} points along the session, log scale.`,
     ...sections.map(renderSection),
     `Full run: ${elapsed}.`,
   ].join('\n\n');
   writeFileSync(`${root}docs/benchmarks.md`, `${document}\n`);
-  console.log(
-    'Wrote docs/benchmarks.md, docs/benchmarks-chart.svg and docs/benchmarks-cost-retention.svg.',
-  );
+  console.log('Wrote docs/benchmarks.md and docs/benchmarks-cost-retention.svg.');
 }

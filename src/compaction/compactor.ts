@@ -4,6 +4,7 @@ import type { Item } from '../transcript/types.js';
 import { compactionBudgetFor } from './compactor-budget.js';
 import { emergencyPruneWith } from './compactor-emergency.js';
 import { assertCompactorOptions } from './compactor-options.js';
+import { createItemPreparer } from './compactor-prepare.js';
 import {
   addsSummary,
   appliedNames,
@@ -103,8 +104,20 @@ function buildCompactor({
   const largestAfter = pipeline(firstTier, pruneLargestToolResults());
   const summaryTier = summarizeOlder({ ...summary, timeoutMs: summaryTimeoutMs });
 
+  // The default structural tier's placeholders are written as items arrive, not all at once at
+  // the first compaction; a custom first tier prepares nothing.
+  const prepare =
+    strategy === undefined ? createItemPreparer(structural.pruneToolResults) : undefined;
+
   function evaluate(input: TriggerInput): TriggerDecision {
     return trigger.evaluate(input);
+  }
+
+  /** The budget check a loop makes before each request: the trigger, and the new items prepared. */
+  function check(input: TriggerInput): TriggerDecision {
+    const decision = trigger.evaluate(input);
+    prepare?.(input.transcript, input.tokens, decision.budget);
+    return decision;
   }
 
   /** The trigger's input for a transcript, with what the caller knows besides it. */
@@ -305,7 +318,7 @@ function buildCompactor({
     points,
     trigger,
     ...(backend === undefined ? {} : { backend }),
-    evaluate,
+    evaluate: check,
     compact,
     emergencyPrune,
     mutate,

@@ -44,7 +44,7 @@ export async function createTokenCounter({
       { code: 'invalid_cache_size' },
     );
   }
-  const countText = createTextCounter(await loadEncoding({ encoding }));
+  const countText = rememberLongTexts(createTextCounter(await loadEncoding({ encoding })));
   const rules: ItemCountingRules = {
     countText,
     roleTokens: {
@@ -118,5 +118,36 @@ export async function createTokenCounter({
       }
       return countText(text);
     },
+  };
+}
+
+/** Texts at least this long have their counts remembered (a summary, its item, its fitting). */
+const REMEMBERED_TEXT_LENGTH = 2_048;
+/** Up to this length: a multi-megabyte tool output is counted once per item anyway. */
+const MAX_REMEMBERED_TEXT_LENGTH = 262_144;
+const REMEMBERED_TEXTS = 8;
+
+/**
+ * `countText` that remembers the counts of the few latest long texts. A summary is counted as
+ * text while it is fitted to its cap and again inside the item that carries it, and a
+ * compaction run again writes the same summary; each is a new string with a new id, which the
+ * per-item cache cannot know. Looking a string up hashes it once, far cheaper than tokenizing.
+ */
+function rememberLongTexts(countText: (text: string) => number): (text: string) => number {
+  // Made at the first long text: an idle loop's counter that never sees one holds no map.
+  let remembered: Map<string, number> | undefined;
+  return (text) => {
+    if (text.length < REMEMBERED_TEXT_LENGTH || text.length > MAX_REMEMBERED_TEXT_LENGTH) {
+      return countText(text);
+    }
+    remembered ??= new Map();
+    const known = remembered.get(text);
+    if (known !== undefined) return known;
+    const tokens = countText(text);
+    if (remembered.size >= REMEMBERED_TEXTS) {
+      remembered.delete(remembered.keys().next().value as string);
+    }
+    remembered.set(text, tokens);
+    return tokens;
   };
 }

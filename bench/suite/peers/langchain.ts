@@ -100,13 +100,23 @@ export function trimToBudget(
   {
     maxTokens,
     tokenCounter,
-  }: { readonly maxTokens: number; readonly tokenCounter: (messages: BaseMessage[]) => number },
+    startOn = 'human',
+  }: {
+    readonly maxTokens: number;
+    readonly tokenCounter: (messages: BaseMessage[]) => number;
+    /**
+     * Where the kept part may start. The docs' chat example starts on a human message; an agent
+     * transcript has few, so there it may start on an AI message too (never on a tool result,
+     * which would be orphaned).
+     */
+    readonly startOn?: 'human' | ('human' | 'ai')[];
+  },
 ): Promise<BaseMessage[]> {
   return trimMessages(messages, {
     maxTokens,
     tokenCounter,
     strategy: 'last',
-    startOn: 'human',
+    startOn,
     includeSystem: true,
     allowPartial: false,
   });

@@ -1,6 +1,6 @@
 import type { TokenCounter } from '../../tokens/types.js';
 import { sliceText } from '../../transcript/code-points.js';
-import type { ToolResultItem } from '../../transcript/types.js';
+import type { Item, ToolResultItem } from '../../transcript/types.js';
 import {
   findFilePaths,
   findIdentifiers,
@@ -179,4 +179,29 @@ export function pruneToolOutput(
   const pruned = prunedCopy(item, placeholder, size);
   const saved = size - tokens.countItem(pruned);
   return saved > 0 ? { item: pruned, saved } : undefined;
+}
+
+/**
+ * Writes now the pruned copy `pruneToolOutput` would write later for each tool output of
+ * `items` of at least `minOutputTokens`, and counts it, so a later pass finds placeholder and
+ * count cached and only looks them up. Only a placeholder that is a pure function of the output
+ * is prepared (a fixed text or the default): a custom function may say something else each time.
+ */
+export function preparePrunedCopies({
+  items,
+  tokens,
+  placeholder,
+  minOutputTokens,
+}: {
+  readonly items: Iterable<Item>;
+  readonly tokens: TokenCounter;
+  readonly placeholder: ToolOutputPlaceholder;
+  readonly minOutputTokens: number;
+}): void {
+  if (typeof placeholder !== 'string' && placeholder !== defaultToolOutputPlaceholder) return;
+  for (const item of items) {
+    if (item.kind !== 'toolResult' || isPrunedToolResult(item)) continue;
+    if (tokens.countItem(item) < minOutputTokens) continue;
+    pruneToolOutput(item, placeholder, tokens);
+  }
 }

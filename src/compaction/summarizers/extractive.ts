@@ -88,24 +88,81 @@ function textsOf(item: Item): string[] {
   }
 }
 
-function errorLines(items: readonly Item[]): string[] {
+/** The error lines of one item's texts, in order (before clipping and deduplication). */
+function itemErrorLines(item: Item): string[] {
   const lines: string[] = [];
-  for (const item of items) {
-    for (const text of textsOf(item)) {
-      const candidates = text
-        .split('\n')
-        .map((line) => line.trim())
-        .filter((line) => line !== '');
-      // Numbered lines are a file's contents in an editor view: code, not failures.
-      const matching = candidates.filter((line) => !/^\d+[:|]/.test(line) && looksLikeError(line));
-      // A failed result's first line says what failed even when it reads like plain prose.
-      if (item.kind === 'toolResult' && item.isError && candidates[0] !== undefined) {
-        lines.push(candidates[0]);
-      }
-      lines.push(...matching);
+  for (const text of textsOf(item)) {
+    const candidates = text
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '');
+    // Numbered lines are a file's contents in an editor view: code, not failures.
+    const matching = candidates.filter((line) => !/^\d+[:|]/.test(line) && looksLikeError(line));
+    // A failed result's first line says what failed even when it reads like plain prose.
+    if (item.kind === 'toolResult' && item.isError && candidates[0] !== undefined) {
+      lines.push(candidates[0]);
     }
+    lines.push(...matching);
   }
   return lines;
+}
+
+/**
+ * What the summary takes from one item, found once per item: items never change, and a
+ * compaction that runs again (a retry, the next compaction folding a previous summary forward
+ * over the same originals) reads the same ones. Paths and URLs found per text and listed in
+ * order are the same as those found in all the texts joined by newlines: no pattern matches
+ * across a line break.
+ */
+interface ItemFacts {
+  readonly paths: readonly string[];
+  readonly urls: readonly string[];
+  /** Error lines, clipped, in order (not deduplicated). */
+  readonly errorLines: readonly string[];
+  readonly identifiers: readonly string[];
+  /** One line per tool call: its command, or its name and arguments, clipped. */
+  readonly calls: readonly string[];
+  /** The sentences of a user request that read like constraints, clipped. */
+  readonly constraints: readonly string[];
+}
+
+function itemFacts(item: Item, maxLineLength: number): ItemFacts {
+  const texts = textsOf(item);
+  const calls = item.kind === 'assistant' ? (item.toolCalls ?? []) : [];
+  return {
+    paths: texts.flatMap(findFilePaths),
+    urls: texts.flatMap(findUrls),
+    errorLines: itemErrorLines(item).map((line) => clip(line, maxLineLength)),
+    identifiers:
+      item.kind === 'user'
+        ? findIdentifiers(userText(item))
+        : calls.flatMap((call) => argumentStrings(call.arguments).flatMap(findIdentifiers)),
+    // A command says what was run; other calls keep their arguments, where the identifiers are.
+    calls: calls.map((call) => {
+      const command = commandOfToolCall(call.arguments);
+      return command === undefined
+        ? `${call.name} ${clip(call.arguments, maxLineLength)}`
+        : `${call.name}: \`${clip(command, maxLineLength)}\``;
+    }),
+    constraints:
+      item.kind === 'user'
+        ? userText(item)
+            .split(/(?<=[.!?])\s+|\n+/)
+            .filter(looksLikeConstraint)
+            .map((line) => clip(line, maxLineLength))
+        : [],
+  };
+}
+
+/**
+ * Whether `id` is part of another entry of `joined` (entries between line breaks, one of them
+ * `id` itself): an occurrence that is not a whole entry.
+ */
+function insideAnother(joined: string, id: string): boolean {
+  for (let at = joined.indexOf(id); at !== -1; at = joined.indexOf(id, at + 1)) {
+    if (joined[at - 1] !== '\n' || joined[at + id.length] !== '\n') return true;
+  }
+  return false;
 }
 
 function toolActivity(items: readonly Item[]): string[] {
@@ -160,6 +217,16 @@ export function extractiveSummarizer({
     throw new ConfigError('extractiveSummarizer: maxLineLength and maxTextLength must be >= 20');
   }
 
+  const facts = new WeakMap<Item, ItemFacts>();
+  const factsOf = (item: Item): ItemFacts => {
+    let found = facts.get(item);
+    if (found === undefined) {
+      found = itemFacts(item, maxLineLength);
+      facts.set(item, found);
+    }
+    return found;
+  };
+
   function summarizeNow({ transcript, previousSummary }: SummaryRequest): SummaryResult {
     const previous = previousSummary === undefined ? {} : parseSummarySections(previousSummary);
     const requests = transcript.map(userText).filter((text) => text.trim() !== '');
@@ -173,6 +240,8 @@ export function extractiveSummarizer({
       ...bulletLines(previous.Progress).filter((line) => line.startsWith(earlierLabel)),
       ...requests
         .slice(recorded === undefined ? 1 : 0)
+        // Only the last few are kept: only those are clipped.
+        .slice(-maxEarlierRequests)
         .map((text) => `${earlierLabel} ${clip(text, maxLineLength)}`),
     ].slice(-maxEarlierRequests);
     const goalLines =
@@ -180,25 +249,10 @@ export function extractiveSummarizer({
 
     const constraints = unique([
       ...bulletLines(previous['Decisions and constraints']),
-      ...requests
-        .flatMap((text) => text.split(/(?<=[.!?])\s+|\n+/))
-        .filter(looksLikeConstraint)
-        .map((line) => clip(line, maxLineLength)),
+      ...transcript.flatMap((item) => factsOf(item).constraints),
     ]).slice(-maxConstraints);
 
-    // A command says what was run; other calls keep their arguments, where the identifiers are.
-    const calls = unique(
-      transcript.flatMap((item) =>
-        item.kind === 'assistant'
-          ? (item.toolCalls ?? []).map((call) => {
-              const command = commandOfToolCall(call.arguments);
-              return command === undefined
-                ? `${call.name} ${clip(call.arguments, maxLineLength)}`
-                : `${call.name}: \`${clip(command, maxLineLength)}\``;
-            })
-          : [],
-      ),
-    );
+    const calls = unique(transcript.flatMap((item) => factsOf(item).calls));
     // Identifiers the user gave and the agent passed to tools survive even when the calls
     // listing them is cut: they are kept with the files, the last section to be shortened.
     const identifiers = unique([
@@ -211,23 +265,16 @@ export function extractiveSummarizer({
             .map((id) => id.trim()),
         )
         .filter((id) => id !== ''),
-      ...transcript.flatMap((item) =>
-        item.kind === 'user'
-          ? findIdentifiers(userText(item))
-          : item.kind === 'assistant'
-            ? (item.toolCalls ?? []).flatMap((call) =>
-                argumentStrings(call.arguments).flatMap(findIdentifiers),
-              )
-            : [],
-      ),
+      ...transcript.flatMap((item) => factsOf(item).identifiers),
     ]);
     const conclusions = transcript
       .flatMap((item) =>
         item.kind === 'assistant' && item.text !== undefined && item.text.trim() !== ''
-          ? [clip(item.text, maxTextLength)]
+          ? [item.text]
           : [],
       )
-      .slice(-maxConclusions);
+      .slice(-maxConclusions)
+      .map((text) => clip(text, maxTextLength));
     const earlierProgress = bulletLines(previous.Progress)
       .filter((line) => !line.startsWith(earlierLabel))
       .slice(-maxEarlierProgress);
@@ -244,20 +291,21 @@ export function extractiveSummarizer({
       ...conclusions.map((text) => `Assistant concluded: ${text}`),
     ];
 
-    const allText = transcript.flatMap(textsOf).join('\n');
     const paths = unique([
       ...bulletLines(previous['Files and artifacts']).filter(
         (line) => !line.startsWith(identifiersLabel),
       ),
-      ...findFilePaths(allText),
-      ...findUrls(allText).slice(0, maxUrls),
+      ...unique(transcript.flatMap((item) => factsOf(item).paths)),
+      ...unique(transcript.flatMap((item) => factsOf(item).urls)).slice(0, maxUrls),
     ]);
     // An identifier a listed path or a longer identifier already spells out (`mod0` of
     // `src/mod0.py`, `6276644` of `gift_card_6276644`) takes no room.
+    // Each list joined by line breaks, which no identifier holds: a search of the joined text
+    // finds what a search of every entry would, in one native scan instead of one per entry.
+    const joinedPaths = paths.join('\n');
+    const joinedIdentifiers = `\n${identifiers.join('\n')}\n`;
     const unlisted = identifiers.filter(
-      (id) =>
-        !paths.some((path) => path.includes(id)) &&
-        !identifiers.some((other) => other !== id && other.includes(id)),
+      (id) => !joinedPaths.includes(id) && !insideAnother(joinedIdentifiers, id),
     );
     const files = [
       ...paths,
@@ -266,7 +314,7 @@ export function extractiveSummarizer({
     ];
     const errors = unique([
       ...bulletLines(previous['Errors seen']),
-      ...errorLines(transcript).map((line) => clip(line, maxLineLength)),
+      ...transcript.flatMap((item) => factsOf(item).errorLines),
     ]);
 
     const nextStep = ['Continue from the messages that follow this record.'];
