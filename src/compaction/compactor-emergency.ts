@@ -95,6 +95,7 @@ export async function emergencyPruneWith(
       tokens,
       originalOf: originalsWithin(transcript, input.originalOf),
       signal,
+      ledger: input.ledger,
     });
     kept = record.transcript;
     recorded = record.recorded;
@@ -110,6 +111,7 @@ export async function emergencyPruneWith(
       tokens,
       originalOf: originalsWithin(transcript, input.originalOf),
       signal,
+      ledger: input.ledger,
     });
     if (folded !== kept) {
       kept = folded;

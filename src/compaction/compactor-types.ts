@@ -1,5 +1,6 @@
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
+import type { ArtifactLedger } from './ledger/artifact-ledger.js';
 import type { ClipToolResultsOptions } from './strategies/clip-tool-results.js';
 import type { DropReasoningOptions } from './strategies/drop-reasoning.js';
 import type { PruneToolResultsOptions } from './strategies/prune-tool-results.js';
@@ -44,6 +45,8 @@ export interface CompactInput {
   readonly signal: AbortSignal;
   /** The log's original of an item that stands in for another (see `CompactionContext`). */
   readonly originalOf?: (item: Item) => Item | undefined;
+  /** The session's artifact ledger (the loop passes its own), rendered into every summary. */
+  readonly ledger?: ArtifactLedger;
   /** The mutation point the loop compacts at, passed to every trigger call (see `TriggerInput.point`). */
   readonly point?: MutationPoint;
 }
@@ -58,6 +61,8 @@ export interface EmergencyPruneInput {
   readonly signal: AbortSignal;
   /** The log's original of an item that stands in for another (see `CompactionContext`). */
   readonly originalOf?: (item: Item) => Item | undefined;
+  /** The session's artifact ledger (the loop passes its own), rendered into every summary. */
+  readonly ledger?: ArtifactLedger;
   /** The mutation point the loop compacts at, passed to every trigger call (see `TriggerInput.point`). */
   readonly point?: MutationPoint;
 }

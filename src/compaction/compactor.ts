@@ -174,10 +174,11 @@ function buildCompactor({
     const { decision, budget, tokensBefore } = budgetFor(input);
     const request = { reason, budget };
     const originalOf = originalsWithin(transcript, input.originalOf);
+    const ledger = input.ledger === undefined ? {} : { ledger: input.ledger };
     const context =
       backend === undefined
-        ? { tokens, signal, originalOf }
-        : { tokens, backend, signal, originalOf };
+        ? { tokens, signal, originalOf, ...ledger }
+        : { tokens, backend, signal, originalOf, ...ledger };
 
     const tier1 =
       reason === 'payload_too_large'
@@ -252,6 +253,7 @@ function buildCompactor({
       point,
       ...(reported === undefined ? {} : { reported }),
       ...(input.overheadTokens === undefined ? {} : { overheadTokens: input.overheadTokens }),
+      ...(input.ledger === undefined ? {} : { ledger: input.ledger }),
     };
     let outcome: CompactOutcome;
     let summaryError: CompactionError | undefined;

@@ -1,6 +1,7 @@
 import type { CompactionReason, CompactionTier } from '../log/events.js';
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
+import type { ArtifactLedger } from './ledger/artifact-ledger.js';
 
 export type { CompactionReason, CompactionTier } from '../log/events.js';
 
@@ -36,6 +37,12 @@ export interface CompactionContext {
    * what pruning hid from the model still reaches the summary.
    */
   readonly originalOf?: (item: Item) => Item | undefined;
+  /**
+   * The session's artifact trail (files, commands, errors, identifiers), which summaries render
+   * as `## Artifact trail`. The loop passes its own, kept from the log; without one a strategy
+   * renders a ledger of the items it sees.
+   */
+  readonly ledger?: ArtifactLedger;
 }
 
 export interface CompactionResult {
@@ -134,6 +141,8 @@ export interface MutationInput {
   readonly reported?: TriggerInput['reported'];
   readonly overheadTokens?: number;
   readonly signal: AbortSignal;
+  /** The session's artifact ledger; the loop passes its own so summaries render the whole trail. */
+  readonly ledger?: ArtifactLedger;
 }
 
 export interface MutationMarker {

@@ -1,3 +1,4 @@
+import { ArtifactLedger } from '../compaction/ledger/artifact-ledger.js';
 import { ConcurrencyError } from '../errors/concurrency-error.js';
 import { describeThrownText } from '../errors/describe-thrown.js';
 import { LoopkeeperError } from '../errors/loopkeeper-error.js';
@@ -41,6 +42,7 @@ export class LoopSession {
   readonly store: SessionStore;
   #projection = new SessionProjection();
   #tracker = new ProtocolTracker();
+  #ledger = new ArtifactLedger();
   #tokens: Promise<TokenCounter>;
   #counter: TokenCounter | undefined;
   #opened: Promise<void> | undefined;
@@ -69,6 +71,11 @@ export class LoopSession {
   /** The effective history: what the model sees next. */
   get items(): readonly Item[] {
     return this.#projection.items;
+  }
+
+  /** The artifact trail of everything the log holds, folded in as items are appended. */
+  get ledger(): ArtifactLedger {
+    return this.#ledger;
   }
 
   /** The log's original of an item that stands in for another (a pruned tool result). */
@@ -123,6 +130,7 @@ export class LoopSession {
     this.#opened = undefined;
     this.#projection = new SessionProjection();
     this.#tracker = new ProtocolTracker();
+    this.#ledger = new ArtifactLedger();
     this.#runs = 0;
     this.#countedEpoch = -1;
   }
@@ -146,6 +154,7 @@ export class LoopSession {
       tracker: this.#tracker,
       sessionId,
     });
+    this.#ledger.apply(event);
     if (event.type === 'run-started') this.#runs += 1;
   }
 
@@ -316,7 +325,10 @@ export class LoopSession {
         this.#runs += 1;
         this.#loggedRuns.add(event.runId);
       }
-      if (event.type === 'items-appended') this.#tracker.observe(event.items);
+      if (event.type === 'items-appended') {
+        this.#tracker.observe(event.items);
+        this.#ledger.append(event.items);
+      }
     }
     if (this.#projection.replacements !== epochBefore) this.#tracker.reset(this.#projection.items);
   }

@@ -6,6 +6,7 @@ import { headroomLine } from '../compactor-steps.js';
 import { requireNonNegative } from '../helpers/options.js';
 import { skippedResult } from '../helpers/result.js';
 import { atomicSpans, leadingContextCount } from '../helpers/structure.js';
+import { summaryWithTrail } from '../ledger/trail-section.js';
 import { callSummaryBackend } from '../summarizers/call-backend.js';
 import { createSummaryChunker, fitPreviousSummary } from '../summarizers/chunk-input.js';
 import { createSummaryItem, summaryBody } from '../summary.js';
@@ -120,7 +121,7 @@ export function summarizeOlder({
     requireNonNegative(owner, 'timeoutMs', timeoutMs, { positive: true });
   return {
     name: 'summarizeOlder',
-    async apply({ transcript, budget }, { tokens, backend, signal, originalOf }) {
+    async apply({ transcript, budget }, { tokens, backend, signal, originalOf, ledger }) {
       if (backend === undefined) {
         throw new CompactionError('summarizeOlder needs a summarizer backend in its context', {
           code: 'no_backend',
@@ -183,9 +184,17 @@ export function summarizeOlder({
         throw new CompactionError('summarizeOlder produced no summary', { code: 'summary_failed' });
       }
       const kept = [...split.keptContext, ...split.pinned, ...split.tail];
+      const fitTokens =
+        maxSummaryTokens ?? summaryRoom(budget, summaryCap, tokens.count(kept), tokens);
       const fitted = fitSummaryText({
-        text: summary,
-        maxTokens: maxSummaryTokens ?? summaryRoom(budget, summaryCap, tokens.count(kept), tokens),
+        text: summaryWithTrail({
+          text: summary,
+          ledger,
+          items: transcript.map((item) => originalOf?.(item) ?? item),
+          maxTokens: fitTokens,
+          tokens,
+        }),
+        maxTokens: fitTokens,
         tokens,
       });
 

@@ -35,10 +35,17 @@ export function findFilePaths(text: string): string[] {
   return [...new Set(found.map((entry) => entry.path))];
 }
 
-/** URLs mentioned in the text, without duplicates. */
+/** URLs mentioned in the text, without duplicates or trailing sentence punctuation. */
 export function findUrls(text: string): string[] {
   if (!text.includes('://')) return [];
-  return [...new Set([...text.matchAll(/\bhttps?:\/\/[^\s"'<>`)\]]+/g)].map((match) => match[0]))];
+  // Punctuation that closes the sentence around a URL is not part of it (`…/login,`).
+  return [
+    ...new Set(
+      [...text.matchAll(/\bhttps?:\/\/[^\s"'<>`)\]]+/g)].map((match) =>
+        match[0].replace(/[.,;:!?]+$/, ''),
+      ),
+    ),
+  ];
 }
 
 const errorLinePatterns: readonly RegExp[] = [

@@ -30,6 +30,7 @@ export const compactActor = loopActor<CompactOutput, CompactionStepInput>(
             point: input.point,
             signal,
             originalOf: (item) => session.originalOf(item),
+            ledger: session.ledger,
             ...(session.reported === undefined ? {} : { reported: session.reported }),
             overheadTokens: overhead.measure(session, tokens),
           }),

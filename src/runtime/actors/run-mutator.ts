@@ -29,6 +29,7 @@ export const runMutatorActor = loopActor<RunMutatorOutput, RunMutatorInput>(
             tokens,
             point: input.point,
             signal,
+            ledger: session.ledger,
             ...(session.reported === undefined ? {} : { reported: session.reported }),
             overheadTokens: overhead.measure(session, tokens),
           }),
