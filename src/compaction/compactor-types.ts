@@ -1,5 +1,6 @@
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
+import type { CompactionHooks } from './compaction-hooks.js';
 import type { ArtifactLedger } from './ledger/artifact-ledger.js';
 import type { ClipToolResultsOptions } from './strategies/clip-tool-results.js';
 import type { DropReasoningOptions } from './strategies/drop-reasoning.js';
@@ -49,6 +50,8 @@ export interface CompactInput {
   readonly ledger?: ArtifactLedger;
   /** The mutation point the loop compacts at, passed to every trigger call (see `TriggerInput.point`). */
   readonly point?: MutationPoint;
+  /** Instructions for the summary (`loop.send({type: 'compact', instructions})`). */
+  readonly instructions?: string;
 }
 
 export interface EmergencyPruneInput {
@@ -65,6 +68,8 @@ export interface EmergencyPruneInput {
   readonly ledger?: ArtifactLedger;
   /** The mutation point the loop compacts at, passed to every trigger call (see `TriggerInput.point`). */
   readonly point?: MutationPoint;
+  /** Instructions for the summary (`loop.send({type: 'compact', instructions})`). */
+  readonly instructions?: string;
 }
 
 /**
@@ -122,4 +127,8 @@ export interface CompactorOptions {
   readonly name?: string;
   /** Where the loop runs it as a mutator. Default all three points. */
   readonly points?: readonly MutationPoint[];
+  /** Called before each compaction (add instructions for the summary, or skip). */
+  readonly beforeCompaction?: CompactionHooks['beforeCompaction'];
+  /** Called after each compaction that changed the transcript (what was dropped and kept). */
+  readonly afterCompaction?: CompactionHooks['afterCompaction'];
 }

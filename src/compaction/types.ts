@@ -25,6 +25,11 @@ export interface CompactionRequest {
   readonly transcript: readonly Item[];
   readonly reason: CompactionReason;
   readonly budget: CompactionBudget;
+  /**
+   * What the host asked the summary to keep or stress (`loop.send({type: 'compact',
+   * instructions})`, or a compactor's `beforeCompaction` hook); given to the summary backend.
+   */
+  readonly instructions?: string;
 }
 
 export interface CompactionContext {
@@ -62,6 +67,8 @@ export interface SummaryRequest {
   readonly transcript: readonly Item[];
   /** Text of the previous summary, folded forward into the new one. */
   readonly previousSummary?: string;
+  /** The host's instructions for this summary (see `CompactionRequest.instructions`). */
+  readonly instructions?: string;
   /** The size the summary is cut to afterwards: a backend that writes within it loses nothing to the cut. */
   readonly maxTokens?: number;
   readonly signal: AbortSignal;
@@ -143,6 +150,8 @@ export interface MutationInput {
   readonly signal: AbortSignal;
   /** The session's artifact ledger; the loop passes its own so summaries render the whole trail. */
   readonly ledger?: ArtifactLedger;
+  /** Instructions for the summary, when the compaction was asked for with some. */
+  readonly instructions?: string;
 }
 
 export interface MutationMarker {

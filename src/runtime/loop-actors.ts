@@ -5,9 +5,11 @@ import { beginRunActor } from './actors/begin-run.js';
 import { callModelActor } from './actors/call-model.js';
 import { checkBudgetActor } from './actors/check-budget.js';
 import { compactActor } from './actors/compact.js';
+import { compactNowActor } from './actors/compact-now.js';
 import { emergencyPruneActor } from './actors/emergency-prune.js';
 import { abortRunActor, finishRunActor } from './actors/finish-run.js';
 import { LOOP_ACTOR_CONTEXT, type LoopActorContext } from './actors/loop-actor-context.js';
+import { recordPlanActor } from './actors/record-plan.js';
 import { runMutatorActor } from './actors/run-mutator.js';
 import { runToolsActor } from './actors/run-tools.js';
 import { CompactionFloor } from './compaction-floor.js';
@@ -33,6 +35,8 @@ export const loopActors: AgentLoopActorImplementations = {
   emergencyPrune: emergencyPruneActor,
   finishRun: finishRunActor,
   abortRun: abortRunActor,
+  compactNow: compactNowActor,
+  recordPlan: recordPlanActor,
 };
 
 let sharedMachine: LoopMachine | undefined;

@@ -191,6 +191,18 @@ export class LoopSession {
   }
 
   /**
+   * Appends events that belong to no run (a plan the host pinned, a compaction it asked for
+   * while idle). Returns false (and writes nothing) while a run is active.
+   */
+  async appendBetweenRuns(events: readonly NewSessionEvent[]): Promise<boolean> {
+    return this.#enqueue(async () => {
+      if (this.#activeRunId !== null) return false;
+      await this.#appendNow(events);
+      return true;
+    });
+  }
+
+  /**
    * Throws unless the effective history can be sent to a model as it is: every tool call
    * answered. Appends are checked as they happen, so this is O(1).
    */

@@ -30,6 +30,8 @@ const busyStates = [
   'emergencyPruning',
   'finishing',
   'aborting',
+  'compactingNow',
+  'recordingPlan',
 ];
 
 const report: string[] = [];
@@ -74,7 +76,7 @@ describe('agentLoopMachine traversed with xstate/graph', () => {
       const unreachable = new Set([
         ...(hasCompactor ? [] : ['compacting', 'emergencyPruning']),
         // With a cap of 0 no compaction is allowed; only the emergency prune is left.
-        ...(cap === 0 ? ['compacting'] : []),
+        ...(cap === 0 ? ['compacting', 'compactingNow'] : []),
         ...(configuration.input.mutators?.length ? [] : ['mutating']),
       ]);
       const expected = busyStates.filter((state) => !unreachable.has(state));

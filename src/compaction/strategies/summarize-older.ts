@@ -121,7 +121,10 @@ export function summarizeOlder({
     requireNonNegative(owner, 'timeoutMs', timeoutMs, { positive: true });
   return {
     name: 'summarizeOlder',
-    async apply({ transcript, budget }, { tokens, backend, signal, originalOf, ledger }) {
+    async apply(
+      { transcript, budget, instructions },
+      { tokens, backend, signal, originalOf, ledger },
+    ) {
       if (backend === undefined) {
         throw new CompactionError('summarizeOlder needs a summarizer backend in its context', {
           code: 'no_backend',
@@ -174,6 +177,7 @@ export function summarizeOlder({
           backend,
           transcript: chunk.items,
           previousSummary: summary,
+          instructions,
           maxTokens: summaryCap,
           signal,
           timeoutMs,

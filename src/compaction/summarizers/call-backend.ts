@@ -9,6 +9,7 @@ export interface CallSummaryBackendOptions {
   readonly backend: CompactionBackend;
   readonly transcript: readonly Item[];
   readonly previousSummary?: string | undefined;
+  readonly instructions?: string | undefined;
   /** The summary's cap, handed to the backend as a hint. */
   readonly maxTokens?: number | undefined;
   /** The caller's signal: its abort ends the call with an `AbortedError`. */
@@ -50,6 +51,7 @@ export async function callSummaryBackend({
   backend,
   transcript,
   previousSummary,
+  instructions,
   maxTokens,
   signal,
   timeoutMs,
@@ -65,6 +67,7 @@ export async function callSummaryBackend({
       signal: callSignal,
       ...(previousSummary === undefined ? {} : { previousSummary }),
       ...(maxTokens === undefined ? {} : { maxTokens }),
+      ...(instructions === undefined ? {} : { instructions }),
     }),
   );
   // A backend that answers after we gave up must not surface as an unhandled rejection.

@@ -159,7 +159,11 @@ export function extractiveSummarizer({
     throw new ConfigError('extractiveSummarizer: maxLineLength and maxTextLength must be >= 20');
   }
 
-  function summarizeNow({ transcript, previousSummary }: SummaryRequest): SummaryResult {
+  function summarizeNow({
+    transcript,
+    previousSummary,
+    instructions,
+  }: SummaryRequest): SummaryResult {
     const previous = previousSummary === undefined ? {} : parseSummarySections(previousSummary);
     const requests = transcript.map(userText).filter((text) => text.trim() !== '');
 
@@ -178,6 +182,10 @@ export function extractiveSummarizer({
       recorded !== undefined ? [recorded] : first !== undefined ? [goalLine(first).slice(2)] : [];
 
     const constraints = unique([
+      // Without a model to follow them, the host's instructions are kept as they were given.
+      ...(instructions === undefined || instructions.trim() === ''
+        ? []
+        : [`Compaction instructions from the host: ${clip(instructions, maxTextLength)}`]),
       ...bulletLines(previous['Decisions and constraints']),
       ...requests
         .flatMap((text) => text.split(/(?<=[.!?])\s+|\n+/))

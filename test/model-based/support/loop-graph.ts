@@ -8,6 +8,7 @@ import {
   abort,
   actorOutcomes,
   asMachineEvent,
+  hostRequests,
   isInvokingState,
   outcomeOfEvent,
   serializeLoopEvent,
@@ -39,6 +40,9 @@ export function serializeLoopState(snapshot: LoopSnapshot): string {
     mutatorIndex: context.mutatorIndex,
     compactionReason: context.compactionReason,
     queue: context.queue.length,
+    // Whether a plan or a compaction waits for idle: the guards of idle read them.
+    pendingPlan: context.pendingPlan != null,
+    pendingCompaction: context.pendingCompaction != null,
     // How the run is being closed: one `finishing` state records completed, step-limit and
     // failed runs alike, so the outcome tells those states apart.
     finishing: context.finishing?.outcome ?? null,
@@ -58,7 +62,19 @@ export function outcomesFor({
   configuration: LoopConfiguration;
 }): readonly Outcome[] {
   const stateKey = stateKeyOf(snapshot);
-  if (stateKey === 'idle') return [userMessage];
+  // Offered in the first idle only, before any run: that reaches both states and every edge
+  // out of them, while offered in every idle (whose context keeps the last run's counters) or
+  // busy state (where they wait for idle, which the loop tests cover) they would multiply the
+  // states and runs the proofs enumerate.
+  const requests =
+    snapshot.context.runs === 0
+      ? hostRequests.filter((request) =>
+          request.event.type === 'compact'
+            ? snapshot.context.pendingCompaction == null
+            : snapshot.context.pendingPlan == null,
+        )
+      : [];
+  if (stateKey === 'idle') return [userMessage, ...requests];
   if (!isInvokingState(stateKey)) return [];
   const outcomes = [...actorOutcomes[stateKey]];
   if (snapshot.can(asMachineEvent(abort.event))) outcomes.push(abort);

@@ -59,9 +59,12 @@ const sources = {
   callModel: invokedActor('inferring').source,
   compact: invokedActor('compacting').source,
   emergencyPrune: invokedActor('emergencyPruning').source,
+  compactNow: invokedActor('compactingNow').source,
 };
 const inferenceDone = `xstate.done.actor.${invokedActor('inferring').id}`;
 const mutationStates = new Set(['mutating', 'compacting', 'emergencyPruning']);
+/** States where no run is open: idle, and the work a host asked for between runs. */
+const betweenRunStates = new Set(['idle', 'compactingNow', 'recordingPlan']);
 
 interface Walk {
   monitor: MonitorState;
@@ -134,6 +137,9 @@ function observe(walk: Walk, observation: Observation, cap: number, maxSteps: nu
         violations.push('inferring was entered after a mutation failed validation');
       }
       walk.monitor = { ...monitor, sinceInference: 0 };
+    } else if (observation.source === sources.compactNow) {
+      // A compaction the host asked for between runs starts a fresh sequence of one step.
+      walk.monitor = { ...monitor, sinceSuccess: 1, sinceInference: 0, emergencySinceSuccess: 0 };
     } else if (observation.source === sources.compact) {
       enterCompactionState(walk, true, cap, maxSteps);
     } else if (observation.source === sources.emergencyPrune) {
@@ -213,7 +219,7 @@ export function advanceMonitor({
     );
   }
   const state = leafState(next);
-  if ((state === 'idle') === walk.monitor.runOpen) {
+  if (betweenRunStates.has(state) === walk.monitor.runOpen) {
     walk.violations.push(`in ${state} a run is ${walk.monitor.runOpen ? '' : 'not '}open`);
   }
   const inMutationState = mutationStates.has(state);
