@@ -10,4 +10,5 @@ export {
 } from './execute-tool-calls.js';
 export { createToolRegistry, type ToolRegistry, toolSpecs } from './tool-registry.js';
 export type { AnyToolDefinition, ToolDefinition, ToolExecutionOptions } from './types.js';
+export { updatePlanTool } from './update-plan-tool.js';
 export { TOOL_NAME_PATTERN } from './validate-tool-definition.js';

@@ -222,11 +222,14 @@ export class ArtifactLedger {
     const command = commandOfToolCall(call.arguments);
     const target = targetPath(call);
     const action = command === undefined ? actionOf(call.name) : 'used';
-    if (target !== undefined) this.#touch(target, action);
+    // One use per call of each path it names, the named target with the call's action.
+    const paths = new Set<string>();
     for (const text of argumentStrings(call.arguments)) {
-      for (const path of pathsIn(text)) this.#touch(path, path === target ? action : 'used');
+      for (const path of pathsIn(text)) paths.add(path);
       for (const value of findIdentifiers(text)) this.#identifier(value);
     }
+    if (target !== undefined) this.#touch(target, action);
+    for (const path of paths) if (path !== target) this.#touch(path, 'used');
     if (command !== undefined) {
       const key = clipCodePoints(command.replace(/\s+/g, ' '), maxLineCharacters);
       const known = this.#commands.get(key);
