@@ -326,7 +326,6 @@ export const agentLoopMachine = setup({
     /** `compact` sent by the host: the tiers now, between runs; a failure is `lastError`. */
     compactingNow: {
       entry: ['startCompactionNow', 'emitCompactionStarted'],
-      exit: 'endCompactionNow',
       invoke: {
         id: 'compactNow',
         src: 'compactNow',
@@ -336,8 +335,12 @@ export const agentLoopMachine = setup({
           loop: self,
           instructions: context.pendingCompaction?.instructions ?? null,
         }),
-        onDone: { target: 'idle', actions: 'emitCompactionNowFinished' },
-        onError: { target: 'idle', actions: ['emitCompactionFailed', 'recordSideFailure'] },
+        // Cleared after the telemetry, which names the reason.
+        onDone: { target: 'idle', actions: ['emitCompactionNowFinished', 'endCompactionNow'] },
+        onError: {
+          target: 'idle',
+          actions: ['emitCompactionFailed', 'recordSideFailure', 'endCompactionNow'],
+        },
       },
     },
     running: {

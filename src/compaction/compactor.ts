@@ -108,6 +108,12 @@ function buildCompactor({
   const largestFirst = pipeline(pruneLargestToolResults(), firstTier);
   const largestAfter = pipeline(firstTier, pruneLargestToolResults());
   const summaryTier = summarizeOlder({ ...summary, timeoutMs: summaryTimeoutMs });
+  // Asked for by the host: everything before the latest request and its newest exchange.
+  const manualSummaryTier = summarizeOlder({
+    ...summary,
+    keepRecentTokens: summary.keepRecentTokens ?? 0,
+    timeoutMs: summaryTimeoutMs,
+  });
 
   function evaluate(input: TriggerInput): TriggerDecision {
     return trigger.evaluate(input);
@@ -296,8 +302,10 @@ function buildCompactor({
     const stillAbove =
       tokens.count(current) > budget.targetTokens ||
       trigger.evaluate(triggerInputAfter(current, input)).fire;
-    if (stillAbove && backend !== undefined) {
-      const summaryResult = await summaryTier.apply({ ...request, transcript: current }, context);
+    // Asked for by the host, the summary runs whatever the count: that is what `compact` asks.
+    if ((stillAbove || reason === 'manual') && backend !== undefined) {
+      const summaryStep = reason === 'manual' ? manualSummaryTier : summaryTier;
+      const summaryResult = await summaryStep.apply({ ...request, transcript: current }, context);
       summaryMetadata = summaryResult.metadata;
       if (!sameTranscript(current, summaryResult.transcript)) {
         strategies.push(summaryTier.name);
