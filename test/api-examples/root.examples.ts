@@ -48,6 +48,7 @@ import {
   toChatMessages,
   tokenBudgetTrigger,
   ToolError,
+  updatePlanTool,
   validateTranscript,
 } from 'loopkeeper';
 import { ScriptedModel } from 'loopkeeper/testing';
@@ -489,6 +490,14 @@ export async function example_ToolError(): Promise<void> {
   } catch (error) {
     if (ToolError.isInstance(error)) console.error(error.message); // lists every problem
   }
+}
+
+// updatePlanTool: src/tools/update-plan-tool.ts
+export async function example_updatePlanTool(): Promise<void> {
+  const loop = createAgentLoop({
+    model: new ScriptedModel({ turns: [] }),
+    tools: [updatePlanTool()],
+  });
 }
 
 // validateTranscript: src/transcript/validate-transcript.ts

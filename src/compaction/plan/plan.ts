@@ -2,10 +2,31 @@ import { ConfigError } from '../../errors/config-error.js';
 import { createItemId } from '../../transcript/ids.js';
 import type { ContextItem, Item } from '../../transcript/types.js';
 
-/** Names the context item that carries the pinned plan. */
+/**
+ * Names the context item that carries the pinned plan.
+ *
+ * @example
+ * ```ts
+ * import { PLAN_CONTEXT_NAME } from 'loopkeeper/compaction';
+ * import type { Item } from 'loopkeeper';
+ *
+ * const pinned = (items: readonly Item[]) =>
+ *   items.filter((item) => item.kind === 'context' && item.name === PLAN_CONTEXT_NAME);
+ * console.log(pinned([]).length);
+ * ```
+ */
 export const PLAN_CONTEXT_NAME = 'loopkeeper:plan';
 
-/** The name of the opt-in built-in tool through which a model sets the plan (`updatePlanTool`). */
+/**
+ * The name of the opt-in built-in tool through which a model sets the plan (`updatePlanTool`).
+ *
+ * @example
+ * ```ts
+ * import { UPDATE_PLAN_TOOL_NAME } from 'loopkeeper/compaction';
+ *
+ * console.log(UPDATE_PLAN_TOOL_NAME); // 'update_plan'
+ * ```
+ */
 export const UPDATE_PLAN_TOOL_NAME = 'update_plan';
 
 export type PlanStepStatus = 'pending' | 'in_progress' | 'completed';
