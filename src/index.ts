@@ -73,7 +73,7 @@ export {
   type TurnResult,
 } from './runtime/index.js';
 export { createTokenCounter } from './tokens/index.js';
-export { defineTool, type ToolDefinition, updatePlanTool } from './tools/index.js';
+export { defineTool, type ToolDefinition } from './tools/index.js';
 export {
   COMPACTION_SUMMARY_NAME,
   fromChatMessages,

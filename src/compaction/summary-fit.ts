@@ -19,11 +19,11 @@ import { GOAL_LABEL } from './summary-goal.js';
  */
 export const SUMMARY_SHARES: Readonly<Record<SummarySection, number>> = {
   Goal: 0.12,
-  'Decisions and constraints': 0.05,
-  Progress: 0.1,
-  'Files and artifacts': 0.42,
-  'Errors seen': 0.26,
-  'Next step': 0.05,
+  'Decisions and constraints': 0.03,
+  Progress: 0.05,
+  'Files and artifacts': 0.48,
+  'Errors seen': 0.3,
+  'Next step': 0.02,
 };
 
 /**

@@ -11,8 +11,9 @@ import type { ToolDefinition } from './types.js';
  *
  * @example
  * ```ts
- * import { createAgentLoop, updatePlanTool } from 'loopkeeper';
+ * import { createAgentLoop } from 'loopkeeper';
  * import { ScriptedModel } from 'loopkeeper/testing';
+ * import { updatePlanTool } from 'loopkeeper/tools';
  *
  * const loop = createAgentLoop({
  *   model: new ScriptedModel({ turns: [] }),

@@ -48,7 +48,6 @@ import {
   toChatMessages,
   tokenBudgetTrigger,
   ToolError,
-  updatePlanTool,
   validateTranscript,
 } from 'loopkeeper';
 import { ScriptedModel } from 'loopkeeper/testing';
@@ -490,14 +489,6 @@ export async function example_ToolError(): Promise<void> {
   } catch (error) {
     if (ToolError.isInstance(error)) console.error(error.message); // lists every problem
   }
-}
-
-// updatePlanTool: src/tools/update-plan-tool.ts
-export async function example_updatePlanTool(): Promise<void> {
-  const loop = createAgentLoop({
-    model: new ScriptedModel({ turns: [] }),
-    tools: [updatePlanTool()],
-  });
 }
 
 // validateTranscript: src/transcript/validate-transcript.ts

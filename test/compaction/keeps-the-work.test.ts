@@ -242,7 +242,10 @@ describe('the emergency prune through the compactor', () => {
     const firstKeptTurn = Number(firstKept?.id.slice(1));
     expect(firstKeptTurn).toBeGreaterThan(1);
     expect(text).toContain(`ValueError: bad state in src/mod${firstKeptTurn - 1}.py`);
-    expect(text).toMatch(/## Errors seen\n- \(\d+ lines cut\)/);
+    // Errors are ranked (the artifact trail leads, the newest first): the cut drops the last.
+    expect(text).toMatch(
+      /## Errors seen\n(?:- .*\n)*- \(\d+ lines? cut; the session log has them all\)\n\n## Next step/,
+    );
     expect(validateTranscript(transcript)).toEqual([]);
   });
 });

@@ -6,10 +6,10 @@ import {
   MemorySessionStore,
   openAIChatModel,
   runTurn,
-  updatePlanTool,
 } from 'loopkeeper';
 import { PLAN_CONTEXT_NAME, renderPlan } from 'loopkeeper/compaction';
 import type { TokenCounter } from 'loopkeeper/tokens';
+import { updatePlanTool } from 'loopkeeper/tools';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   fakeServerPerTest,
@@ -89,8 +89,20 @@ describe('a pinned plan', () => {
     ).toBeGreaterThan(0);
     // Every request after the update showed the plan exactly as rendered, the last one too.
     const text = renderPlan(plan);
-    console.log('DBG', JSON.stringify(events.filter((e) => e.type === 'transcript-replaced').map((e) => e.type === 'transcript-replaced' ? [e.tier, e.strategies] : [])));
-    console.log('DBG items', loop.session.items.map((item) => item.kind + ':' + (item.kind === 'context' ? item.name : item.id)));
+    console.log(
+      'DBG',
+      JSON.stringify(
+        events
+          .filter((e) => e.type === 'transcript-replaced')
+          .map((e) => (e.type === 'transcript-replaced' ? [e.tier, e.strategies] : [])),
+      ),
+    );
+    console.log(
+      'DBG items',
+      loop.session.items.map(
+        (item) => item.kind + ':' + (item.kind === 'context' ? item.name : item.id),
+      ),
+    );
     const later = server.requests.slice(requestsBefore);
     expect(later.length).toBe(5);
     for (const request of later) expect(systemTexts(request.body)).toContain(text);

@@ -71,6 +71,7 @@ interface MutableFile {
 }
 
 const maxLineCharacters = 240;
+const maxScannedCharacters = 65_536;
 const pathKeys = ['path', 'file', 'filename', 'file_path', 'file_name', 'filepath', 'target'];
 
 function actionOf(toolName: string): FileAction {
@@ -116,7 +117,13 @@ function pathsIn(text: string): string[] {
 
 /** Error lines of a tool output: lines that read like failures, and a failed result's first line. */
 function errorLinesOf(content: string, isError: boolean): string[] {
-  const lines = content
+  // A huge output is scanned at its head and its tail, where a failure shows: the ledger is
+  // folded on every append, and a 10 MB output must not cost seconds per step.
+  const scanned =
+    content.length <= maxScannedCharacters * 2
+      ? content
+      : `${content.slice(0, maxScannedCharacters)}\n${content.slice(-maxScannedCharacters)}`;
+  const lines = scanned
     .split('\n')
     .map((line) => line.replace(/\s+/g, ' ').trim())
     .filter((line) => line !== '');
