@@ -5,7 +5,8 @@ import base from './vitest.config.js';
 /**
  * The suite again on another Node (see scripts/test-runtimes.sh): the fast tests only. The slow
  * end-to-end suites (the CLI as a child process, the fault matrix, the fuzz, the model-based
- * proofs, the multi-process lock race, the packed-tarball installs, the Restate cluster) run
+ * proofs, the multi-process lock race, the packed-tarball installs, the Restate cluster, the
+ * PostgreSQL store against a real server) run
  * once, on the machine's Node, in `npm test`.
  *
  * With LOOPKEEPER_OPENAI_DIR set (a folder whose node_modules holds another openai major) the
@@ -42,6 +43,8 @@ export default defineConfig({
       'test/package/**',
       // A real restate-server cluster with worker processes: once is enough.
       'test/restate/**',
+      // A real PostgreSQL server per file: once is enough.
+      'test/postgres/**',
       // Races real child processes, one as another user, who cannot run a Node kept under
       // root's npm cache.
       'test/log/session-lock-race.test.ts',

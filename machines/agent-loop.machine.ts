@@ -24,6 +24,8 @@ import {
   requestedRunId,
 } from './agent-loop.helpers.js';
 import {
+  approvalDecidedEvents,
+  approvalRequestedEvent,
   compactionFailedEvent,
   compactionFinishedEvent,
   compactionStartedEvent,
@@ -52,6 +54,8 @@ export type * from './agent-loop.types.js';
  *              │                            └─ (turn ended, step limit) ▶ finishing
  *              └─ over budget ▶ overBudget ▶ compacting ─(ineffective, failed)▶ emergencyPruning
  *   running ──abort──▶ aborting ──▶ idle
+ *   tool calls ▶ gatingTools ─(a call needs approval)▶ awaitingApproval ⇄ recordingDecisions ▶ toolResult
+ *   idle ─(a run the log shows unfinished)▶ running.resuming ▶ wherever the run was
  *
  * It declares what happens and in which order; every piece of I/O (the model, tools, mutators,
  * the compactor, the session store) is a named actor provided by the runtime. Context holds only
@@ -76,7 +80,10 @@ export const agentLoopMachine = setup({
   },
   actors: {
     beginRun: notProvided('beginRun'),
+    resumeRun: notProvided('resumeRun'),
     callModel: notProvided('callModel'),
+    gateTools: notProvided('gateTools'),
+    recordDecisions: notProvided('recordDecisions'),
     runTools: notProvided('runTools'),
     runMutator: notProvided('runMutator'),
     checkBudget: notProvided('checkBudget'),
@@ -93,7 +100,19 @@ export const agentLoopMachine = setup({
     hasPendingCompaction: ({ context }) => context.pendingCompaction != null,
     // A cap of 0 allows no compaction step but the emergency prune a run needs.
     compactionAllowed: ({ context }) => context.maxConsecutiveCompactions > 0,
+    hasRunToResume: ({ context }) => (context.resume ?? null) !== null,
+    resumeAtTools: ({ event }) => outputFrom(event, 'resumeRun')?.next === 'tools',
+    resumeAfterToolResults: ({ event }) => outputFrom(event, 'resumeRun')?.next === 'toolResults',
+    resumeAfterAnswer: ({ event }) => outputFrom(event, 'resumeRun')?.next === 'answer',
     modelCalledTools: ({ event }) => outputFrom(event, 'callModel')?.kind === 'toolCalls',
+    mayNeedApproval: ({ context }) => context.approvals === true,
+    approvalsPending: ({ event }) => (outputFrom(event, 'gateTools')?.awaiting.length ?? 0) > 0,
+    isAwaitedCall: ({ context, event }) =>
+      event.type === 'tool.approval' &&
+      typeof event.approved === 'boolean' &&
+      awaitedCalls(context).includes(event.callId),
+    hasQueuedDecision: ({ context }) => (context.decisions ?? []).length > 0,
+    allCallsDecided: ({ context }) => awaitedCalls(context).length === 0,
     providerAskedToCompact: ({ event }) => providerRefusal(failureSource(event)) !== null,
     hasPendingMutator: ({ context }) => context.mutatorIndex >= 0,
     mutationInvalid: ({ event }) => outputFrom(event, 'runMutator')?.valid === false,
@@ -152,20 +171,52 @@ export const agentLoopMachine = setup({
     }),
     recordSideFailure: assign(({ event }) => ({ lastError: failureOf(event) })),
     startRun: assign(({ context }) => ({
+      ...FRESH_RUN,
+      resumed: false,
       message: context.queue[0] ?? null,
       queue: context.queue.slice(1),
       queueRunIds: queuedRunIds(context).slice(1),
       runId: nextRunId(context),
       runs: context.runs + 1,
       steps: 0,
-      consecutiveCompactions: 0,
-      point: null,
-      mutatorIndex: -1,
-      compactionReason: null,
-      lastError: null,
-      finishing: null,
+    })),
+    startResumedRun: assign(({ context }) => ({
+      ...FRESH_RUN,
+      runId: context.resume?.runId ?? nextRunId(context),
+      runs: context.runs + 1,
+      steps: context.resume?.steps ?? 0,
+      resume: null,
+      resumed: true,
     })),
     emitRunStarted: emit(({ context }) => runStartedEvent(context)),
+    awaitApprovals: assign(({ event }) => ({
+      awaitingApproval: (outputFrom(event, 'gateTools')?.awaiting ?? []).map((call) => call.callId),
+      decisions: [],
+    })),
+    emitApprovalRequested: emit(({ context, event }) => approvalRequestedEvent(context, event)),
+    queueDecision: assign(({ context, event }) =>
+      event.type === 'tool.approval'
+        ? {
+            awaitingApproval: awaitedCalls(context).filter((id) => id !== event.callId),
+            decisions: [
+              ...(context.decisions ?? []),
+              {
+                callId: event.callId,
+                approved: event.approved,
+                ...(typeof event.reason === 'string' ? { reason: event.reason } : {}),
+              },
+            ],
+          }
+        : {},
+    ),
+    dropRecordedDecisions: assign(({ context, event }) => ({
+      decisions: (context.decisions ?? []).slice(
+        outputFrom(event, 'recordDecisions')?.recorded.length ?? 0,
+      ),
+    })),
+    emitApprovalDecided: enqueueActions(({ context, event, enqueue }) => {
+      for (const decided of approvalDecidedEvents(context, event)) enqueue.emit(decided);
+    }),
     clearMessage: assign({ message: null }),
     countStep: assign({ steps: ({ context }) => context.steps + 1 }),
     /**
@@ -272,6 +323,11 @@ export const agentLoopMachine = setup({
     maxStepsPerRun: input.maxStepsPerRun ?? DEFAULT_MAX_STEPS_PER_RUN,
     mutators: input.mutators ?? [],
     compactor: input.compactor ?? null,
+    approvals: input.approvals ?? false,
+    resume: input.resume ?? null,
+    resumed: false,
+    awaitingApproval: [],
+    decisions: [],
     queue: [],
     queueRunIds: [],
     message: null,
@@ -296,8 +352,10 @@ export const agentLoopMachine = setup({
   },
   states: {
     idle: {
-      // A plan or a compaction asked for meanwhile goes first: the next run sees its result.
+      // An unfinished run from the log goes on first; then a plan or a compaction asked for
+      // meanwhile, so the next run sees its result.
       always: [
+        { guard: 'hasRunToResume', target: 'running.resuming', actions: 'startResumedRun' },
         { guard: 'hasPendingPlan', target: 'recordingPlan' },
         {
           guard: and(['hasPendingCompaction', 'compactionAllowed']),
@@ -346,9 +404,40 @@ export const agentLoopMachine = setup({
     running: {
       initial: 'beginning',
       entry: 'emitRunStarted',
-      // The one way out besides finishing: every step of a run can be aborted.
-      on: { abort: { target: 'aborting', actions: 'finishAborted' } },
+      on: {
+        // The one way out besides finishing: every step of a run can be aborted.
+        abort: { target: 'aborting', actions: 'finishAborted' },
+        // Decisions are taken whenever they arrive and recorded in order, so none is lost while
+        // an earlier one is being written.
+        'tool.approval': { guard: 'isAwaitedCall', actions: 'queueDecision' },
+      },
       states: {
+        /** A run the log shows unfinished: go on where its log says it stopped. */
+        resuming: {
+          invoke: {
+            id: 'resumeRun',
+            src: 'resumeRun',
+            input: invocationOf,
+            onDone: [
+              { guard: 'resumeAtTools', target: 'gatingTools' },
+              {
+                guard: 'resumeAfterToolResults',
+                target: 'routing',
+                actions: { type: 'arriveAt', params: { point: 'AfterToolResult' } },
+              },
+              {
+                guard: 'resumeAfterAnswer',
+                target: 'routing',
+                actions: { type: 'arriveAt', params: { point: 'AfterTurnEnded' } },
+              },
+              {
+                target: 'routing',
+                actions: { type: 'arriveAt', params: { point: 'BeforeInference' } },
+              },
+            ],
+            onError: { target: '#agentLoop.finishing', actions: 'failWithError' },
+          },
+        },
         beginning: {
           invoke: {
             id: 'beginRun',
@@ -441,6 +530,11 @@ export const agentLoopMachine = setup({
             }),
             onDone: [
               {
+                guard: and(['modelCalledTools', 'mayNeedApproval']),
+                target: 'gatingTools',
+                actions: ['inferenceSucceeded', 'emitInferenceFinished'],
+              },
+              {
                 guard: 'modelCalledTools',
                 target: 'toolResult',
                 actions: ['inferenceSucceeded', 'emitInferenceFinished'],
@@ -465,6 +559,48 @@ export const agentLoopMachine = setup({
                 actions: ['emitInferenceFailed', 'failWithError'],
               },
             ],
+          },
+        },
+        /** Asks each called tool whether the call needs a person's approval first. */
+        gatingTools: {
+          invoke: {
+            id: 'gateTools',
+            src: 'gateTools',
+            input: invocationOf,
+            onDone: [
+              {
+                guard: 'approvalsPending',
+                target: 'awaitingApproval',
+                actions: ['awaitApprovals', 'emitApprovalRequested'],
+              },
+              { target: 'toolResult' },
+            ],
+            onError: { target: '#agentLoop.finishing', actions: 'failWithError' },
+          },
+        },
+        /**
+         * Paused until every waiting call has a decision (`tool.approval`, taken by `running`).
+         * Nothing runs here and nothing is compacted, so a pending call stays with its turn.
+         */
+        awaitingApproval: {
+          always: [
+            { guard: 'hasQueuedDecision', target: 'recordingDecisions' },
+            { guard: 'allCallsDecided', target: 'toolResult' },
+          ],
+        },
+        recordingDecisions: {
+          invoke: {
+            id: 'recordDecisions',
+            src: 'recordDecisions',
+            input: ({ context, self }) => ({
+              ...invocationOf({ context, self }),
+              decisions: context.decisions ?? [],
+            }),
+            onDone: {
+              target: 'awaitingApproval',
+              actions: ['dropRecordedDecisions', 'emitApprovalDecided'],
+            },
+            onError: { target: '#agentLoop.finishing', actions: 'failWithError' },
           },
         },
         toolResult: {
@@ -570,6 +706,23 @@ export const agentLoopMachine = setup({
     closed: { type: 'final' },
   },
 });
+
+/** What every run starts with, whether a message started it or it was resumed from the log. */
+const FRESH_RUN = {
+  consecutiveCompactions: 0,
+  point: null,
+  mutatorIndex: -1,
+  compactionReason: null,
+  lastError: null,
+  finishing: null,
+  awaitingApproval: [],
+  decisions: [],
+} as const satisfies Partial<AgentLoopContext>;
+
+/** Calls the run waits for that have no decision yet (none in snapshots from before approvals). */
+function awaitedCalls(context: AgentLoopContext): readonly string[] {
+  return context.awaitingApproval ?? [];
+}
 
 /** What an actor's failure event carries, for the guards that read it. */
 function failureSource(event: { readonly type: string }): unknown {

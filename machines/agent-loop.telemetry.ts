@@ -4,6 +4,8 @@
  */
 
 import type {
+  ApprovalDecided,
+  ApprovalRequested,
   CompactionFailed,
   CompactionFinished,
   CompactionStarted,
@@ -25,7 +27,35 @@ export function runStartedEvent(context: AgentLoopContext): RunStarted {
   return {
     type: 'RunStarted' as const,
     ...base(context),
+    ...(context.resumed === true ? { resumed: true } : {}),
   };
+}
+
+/** The run pauses: the calls `gateTools` found waiting for a decision. */
+export function approvalRequestedEvent(
+  context: AgentLoopContext,
+  event: LoopEvent,
+): ApprovalRequested {
+  return {
+    type: 'ApprovalRequested' as const,
+    ...base(context),
+    calls: outputFrom(event, 'gateTools')?.awaiting ?? [],
+  };
+}
+
+/** One event per decision `recordDecisions` wrote to the log. */
+export function approvalDecidedEvents(
+  context: AgentLoopContext,
+  event: LoopEvent,
+): ApprovalDecided[] {
+  return (outputFrom(event, 'recordDecisions')?.recorded ?? []).map((decision) => ({
+    type: 'ApprovalDecided' as const,
+    ...base(context),
+    callId: decision.callId,
+    toolName: decision.toolName,
+    approved: decision.approved,
+    ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+  }));
 }
 
 export function mutationStartedEvent(context: AgentLoopContext): MutationStarted {

@@ -1,7 +1,7 @@
 import type { AnyActorRef, PromiseActorLogic } from 'xstate';
 import type { CompactionReason, CompactionTier, MutationPoint } from '../src/compaction/types.js';
 import type { SerializedError, TelemetryEvent } from '../src/events/telemetry-events.js';
-import type { RunOutcome } from '../src/log/events.js';
+import type { ApprovalRequest, RunOutcome } from '../src/log/events.js';
 import type { ModelUsage } from '../src/model/types.js';
 import type { UserItem } from '../src/transcript/types.js';
 
@@ -25,6 +25,27 @@ export interface AgentLoopInput {
   readonly mutators?: readonly MutatorDescriptor[];
   /** Name of the compactor, or null when the loop runs without one. */
   readonly compactor?: string | null;
+  /**
+   * Whether any tool may need a person's approval (`needsApproval`). Without such tools a tool
+   * step goes straight to running them, with no approval check.
+   */
+  readonly approvals?: boolean;
+  /** A run the log shows unfinished, to continue in place when the loop starts. */
+  readonly resume?: ResumeRun | null;
+}
+
+/** The run a loop continues when it starts, as `openAgentLoop` finds it in the log. */
+export interface ResumeRun {
+  readonly runId: string;
+  /** Inferences the run made before it was interrupted. */
+  readonly steps: number;
+}
+
+/** A host's decision on a call that waits for approval, as the machine queues it. */
+export interface ApprovalDecision {
+  readonly callId: string;
+  readonly approved: boolean;
+  readonly reason?: string;
 }
 
 export type UserContent = UserItem['content'];
@@ -75,6 +96,16 @@ export interface AgentLoopContext {
    * Run when the loop is idle; absent in snapshots persisted before it existed.
    */
   readonly pendingCompaction?: { readonly instructions: string | null } | null;
+  /** See `AgentLoopInput.approvals`. Absent in snapshots persisted before approvals existed. */
+  readonly approvals?: boolean;
+  /** The run to continue when the loop starts; cleared once it is taken up. */
+  readonly resume?: ResumeRun | null;
+  /** Whether the current run was continued from the log rather than started by a message. */
+  readonly resumed?: boolean;
+  /** Calls of the current step that wait for a decision and have none queued yet. */
+  readonly awaitingApproval?: readonly string[];
+  /** Decisions received and not yet recorded in the log, in the order they arrived. */
+  readonly decisions?: readonly ApprovalDecision[];
 }
 
 export type AgentLoopEvent =
@@ -88,6 +119,16 @@ export type AgentLoopEvent =
       readonly runId?: string;
     }
   | { readonly type: 'abort' }
+  /**
+   * A person's decision on a call the run waits for (`awaiting_approval`). Ignored unless the
+   * call is one the run waits for and has no decision yet; `decide()` checks that and throws.
+   */
+  | {
+      readonly type: 'tool.approval';
+      readonly callId: string;
+      readonly approved: boolean;
+      readonly reason?: string;
+    }
   | { readonly type: 'close' }
   /**
    * Compact now (when idle; sent during a run, once it ends), under the same validation and
@@ -212,6 +253,34 @@ export interface RecordPlanInput extends ActorInvocation {
   readonly update: unknown;
 }
 
+/** Where a resumed run goes on: what its log shows it was doing when it stopped. */
+export type ResumePoint =
+  /** The latest answer called tools that are not all answered: decide and run them. */
+  | 'tools'
+  /** Every call is answered: at AfterToolResult, then the next inference. */
+  | 'toolResults'
+  /** The latest answer was final: at AfterTurnEnded, then the run completes. */
+  | 'answer'
+  /** The run's request was in flight (or not yet sent): send it again. */
+  | 'inference';
+
+export interface ResumeRunOutput {
+  readonly next: ResumePoint;
+}
+
+export interface GateToolsOutput {
+  /** Calls of the step that wait for a decision, in call order; empty when none does. */
+  readonly awaiting: readonly ApprovalRequest[];
+}
+
+export interface RecordDecisionsInput extends ActorInvocation {
+  readonly decisions: readonly ApprovalDecision[];
+}
+export interface RecordDecisionsOutput {
+  /** Decisions now in the log, in order (the first `recorded.length` of the input). */
+  readonly recorded: readonly (ApprovalDecision & { readonly toolName: string })[];
+}
+
 export interface FinishRunInput extends ActorInvocation {
   readonly outcome: RunOutcome;
   readonly steps: number;
@@ -230,6 +299,12 @@ type Nothing = void;
 export interface AgentLoopActorTypes {
   readonly beginRun: { readonly input: BeginRunInput; readonly output: Nothing };
   readonly callModel: { readonly input: CallModelInput; readonly output: CallModelOutput };
+  readonly resumeRun: { readonly input: ActorInvocation; readonly output: ResumeRunOutput };
+  readonly gateTools: { readonly input: ActorInvocation; readonly output: GateToolsOutput };
+  readonly recordDecisions: {
+    readonly input: RecordDecisionsInput;
+    readonly output: RecordDecisionsOutput;
+  };
   readonly runTools: { readonly input: RunToolsInput; readonly output: RunToolsOutput };
   readonly runMutator: { readonly input: RunMutatorInput; readonly output: RunMutatorOutput };
   readonly checkBudget: { readonly input: CheckBudgetInput; readonly output: CheckBudgetOutput };

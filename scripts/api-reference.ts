@@ -396,7 +396,12 @@ function examplesFile(entry: ApiEntry, values: readonly ApiValue[]): string {
   ].join('\n');
 }
 
-/** docs/api.md: one section per entry, each value with its first sentence. */
+/**
+ * docs/api.md: one section per entry, each value with its first sentence and its `@example`
+ * (marked `<!-- api-example: <entry> <name> -->`, so the docs check knows it is the one
+ * `tsc` type-checks in test/api-examples). A value an earlier entry already showed (the
+ * same declaration, re-exported) is listed with its sentence and a pointer to that example.
+ */
 function apiDocument(entries: readonly ApiEntry[]): string {
   const lines = [
     '# API reference',
@@ -406,7 +411,8 @@ function apiDocument(entries: readonly ApiEntry[]): string {
     'loopkeeper has one root entry and a subpath entry per area. The root holds what a host',
     'needs to embed the loop; each area entry holds its whole area, the names the root',
     're-exports included (same bindings). Every value below has a doc comment with an',
-    '`@example` in its source; the examples are type-checked in `test/api-examples/`.',
+    '`@example`, shown under it; the examples are type-checked in `test/api-examples/`. Start',
+    'with [getting-started.md](getting-started.md) for a first run.',
     '',
     '| Entry | Source | Values |',
     '| --- | --- | --- |',
@@ -416,24 +422,38 @@ function apiDocument(entries: readonly ApiEntry[]): string {
     ),
     '',
   ];
-  const root = entries.find((entry) => entry.key === '.');
-  const inRoot = new Set(root?.values.map((value) => `${value.declaredIn}#${value.declaredName}`));
+  const shownIn = new Map<string, string>();
   for (const entry of entries) {
     lines.push(`## ${entry.specifier}`, '');
     if (entry.purpose !== undefined) lines.push(entry.purpose, '');
     lines.push(`Source: \`${entry.source}\`.`, '');
     for (const value of entry.values) {
-      const rootMark =
-        entry !== root && inRoot.has(`${value.declaredIn}#${value.declaredName}`)
-          ? ' (also in `loopkeeper`)'
-          : '';
+      const key = `${value.declaredIn}#${value.declaredName}`;
       const literal = value.literal === undefined ? '' : ` = \`${value.literal}\``;
-      lines.push(`- \`${value.name}\`${literal}${rootMark}: ${value.summary ?? '(undocumented)'}`);
+      const summary = value.summary ?? '(undocumented)';
+      const earlier = shownIn.get(key);
+      if (earlier !== undefined) {
+        lines.push(
+          `- \`${value.name}\`${literal} (also in \`${earlier}\`, example there): ${summary}`,
+          '',
+        );
+        continue;
+      }
+      shownIn.set(key, entry.specifier);
+      lines.push(`### \`${value.name}\`${literal}`, '', summary, '');
+      if (value.example !== undefined) {
+        lines.push(
+          `<!-- api-example: ${entry.specifier} ${value.name} -->`,
+          '```ts',
+          value.example,
+          '```',
+          '',
+        );
+      }
     }
     if (entry.types.length > 0) {
-      lines.push('', `Types: ${entry.types.map((name) => `\`${name}\``).join(', ')}.`);
+      lines.push(`Types: ${entry.types.map((name) => `\`${name}\``).join(', ')}.`, '');
     }
-    lines.push('');
   }
   return lines.join('\n');
 }

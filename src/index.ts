@@ -35,6 +35,7 @@ export {
 } from './compaction/index.js';
 export {
   AbortedError,
+  ApprovalError,
   CompactionError,
   ConcurrencyError,
   ConfigError,
@@ -65,8 +66,11 @@ export {
   createAgentLoop,
   createAgentLoopLogic,
   createTelemetryHub,
+  decide,
   LoopSession,
   openAgentLoop,
+  pendingApprovals,
+  resumeRun,
   runTurn,
   type TelemetryEvent,
   type TelemetryEventOf,

@@ -528,7 +528,7 @@ export async function costRetentionBench({
         "The unmanaged loop's requests are the history each peer manages, step by step; loopkeeper's rows are the loop's own requests with the compactor on.",
         `Billing: the prefix a request shares with the previous one (instructions, tools, then the leading items unchanged) is cached, from ${formatCount(CACHE_MINIMUM)} tokens in steps of ${CACHE_STEP}; the rest is billed at the input price, and under the last model written to the cache at 1.25×. A request shorter than the cache minimum is never written to the cache, so it is billed at the input price under every model. Figures are input tokens in uncached-token equivalents, summed over the transcripts.`,
         'Retention: at each request after the first, the goal (the first user message) and the share of the paths, error lines and identifiers of everything logged before that step (`workFactsOf` from `loopkeeper/testing`) still visible in the request, a fact visible when its first 160 characters are; each category is averaged over the steps that had such facts, and "kept" is the mean of the four.',
-        'The figures are token counts, not timings: `npx tsx bench/cost-retention.bench.ts --write` rewrites this section alone, and `bench/suite/cost-retention-sweep.ts` measures other loopkeeper settings the same way.',
+        'The figures are token counts, not timings: `npm run bench:cost -- --write` (which installs the peers in bench/ first) rewrites this section alone, and `bench/suite/cost-retention-sweep.ts` measures other loopkeeper settings the same way.',
       ].join(' '),
       body: markdownTable({
         header: [

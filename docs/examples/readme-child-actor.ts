@@ -1,3 +1,4 @@
+// npm install xstate   (loopkeeper depends on it; import only packages you installed, as pnpm enforces)
 import { createAgentLoopLogic } from 'loopkeeper';
 import { ScriptedModel } from 'loopkeeper/testing';
 import { createActor, sendTo, setup, spawnChild } from 'xstate';

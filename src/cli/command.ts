@@ -30,3 +30,5 @@ export interface Command {
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+/** Ended by Ctrl+C (SIGINT), as shells report it: 128 + the signal's number, 2. */
+export const EXIT_INTERRUPTED = 130;

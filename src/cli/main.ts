@@ -34,7 +34,7 @@ export async function runCli({
     args: [...argv],
     options: {
       help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean' },
+      version: { type: 'boolean', short: 'v' },
       verbose: { type: 'boolean' },
     },
     allowPositionals: true,

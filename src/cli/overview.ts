@@ -9,5 +9,5 @@ Commands:
 ${COMMANDS.map((command) => `  ${command.name.padEnd(9)} ${command.summary}`).join('\n')}
 
 Run "loopkeeper <command> --help" for a command's options.
-Options: -h, --help (this text), --version, --verbose (stack traces on errors).
+Options: -h, --help (this text), -v, --version, --verbose (stack traces on errors).
 Exit codes: 0 ok, 1 runtime failure, 2 usage error. NO_COLOR turns colour off.`;

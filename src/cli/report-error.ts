@@ -1,4 +1,6 @@
 import { LoopkeeperError } from '../errors/loopkeeper-error.js';
+import { redactSecrets } from '../errors/redact-secrets.js';
+import { sliceText } from '../transcript/code-points.js';
 
 const maxLineLength = 400;
 
@@ -19,7 +21,8 @@ export function describeError(error: unknown): string {
       ? `${error.name}: `
       : '';
   const line = `${name}${flat === '' ? 'unknown error' : flat}`;
-  return line.length <= maxLineLength ? line : `${line.slice(0, maxLineLength - 1)}…`;
+  const safe = redactSecrets(line);
+  return safe.length <= maxLineLength ? safe : `${sliceText(safe, 0, maxLineLength - 1)}…`;
 }
 
 /** The full story for --verbose: stack and causes. */
@@ -34,6 +37,8 @@ export function describeErrorVerbose(error: unknown): string {
 }
 
 function stackOf(error: unknown): string {
-  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
-  return String(error);
+  // Causes are what libraries threw (an SDK error quoting a provider's body): redacted here too.
+  if (error instanceof Error)
+    return redactSecrets(error.stack ?? `${error.name}: ${error.message}`);
+  return redactSecrets(String(error));
 }

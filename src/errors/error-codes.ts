@@ -15,6 +15,12 @@ import type { ModelErrorKind } from './model-error.js';
  */
 export const ERROR_CODES = {
   AbortedError: ['aborted'],
+  ApprovalError: [
+    'approval_not_pending',
+    'approval_already_decided',
+    'approval_invalid',
+    'approval_pending',
+  ],
   CompactionError: [
     'compaction',
     'budget_not_met',
@@ -51,6 +57,9 @@ export const ERROR_CODES = {
     'item_id_reused',
     'no_recordings',
     'not_a_session_log',
+    'optional_dependency_missing',
+    'output_exists',
+    'output_unwritable',
     'package_root_missing',
     'session_not_found',
     'token_counter_failed',
@@ -73,13 +82,18 @@ export const ERROR_CODES = {
     'session_locked',
     'store_closed',
     'store_gap',
+    'store_not_migrated',
     'store_wrong_session',
     'symlink_refused',
     'unresolved_reference',
     'unsupported_schema_version',
     'writer_broken',
+    /** A Restate session: one value (a message, an append) over the object's `maxEntryBytes`. */
+    'value_too_large',
+    /** A Restate session: the log would grow past the object's `maxSessionBytes`. */
+    'session_full',
   ],
-  ToolError: ['tool', 'tool_invalid_definition'],
+  ToolError: ['tool', 'tool_invalid_definition', 'tool_output_too_large'],
   /** The `loopkeeper` command's own: a bad command line, a demo replay that did not complete. */
   UsageError: ['usage'],
   CommandError: ['demo_step_limit', 'demo_run_failed'],
@@ -88,6 +102,7 @@ export const ERROR_CODES = {
 type CodesOf<Name extends keyof typeof ERROR_CODES> = (typeof ERROR_CODES)[Name][number];
 
 export type AbortedErrorCode = CodesOf<'AbortedError'>;
+export type ApprovalErrorCode = CodesOf<'ApprovalError'>;
 export type CompactionErrorCode = CodesOf<'CompactionError'>;
 export type ConcurrencyErrorCode = CodesOf<'ConcurrencyError'>;
 export type ConfigErrorCode = CodesOf<'ConfigError'>;

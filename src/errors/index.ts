@@ -1,6 +1,7 @@
 /** The `loopkeeper/errors` entry: the error family (one class per failure, a shared `LoopkeeperError` base with a `Symbol.for` marker) and the typed error codes. */
 
 export { AbortedError } from './aborted-error.js';
+export { ApprovalError } from './approval-error.js';
 export { CompactionError } from './compaction-error.js';
 export { ConcurrencyError } from './concurrency-error.js';
 export { ConfigError } from './config-error.js';
@@ -8,6 +9,7 @@ export { ContextOverflowError } from './context-overflow-error.js';
 export { DurableStepError } from './durable-step-error.js';
 export {
   type AbortedErrorCode,
+  type ApprovalErrorCode,
   type CompactionErrorCode,
   type ConcurrencyErrorCode,
   type ConfigErrorCode,

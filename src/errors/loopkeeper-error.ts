@@ -1,4 +1,5 @@
 import type { LoopkeeperErrorCode } from './error-codes.js';
+import { redactSecrets } from './redact-secrets.js';
 
 const marker = Symbol.for('loopkeeper.error');
 
@@ -26,7 +27,12 @@ export class LoopkeeperError extends Error {
     message: string,
     options: { readonly code: LoopkeeperErrorCode; readonly cause?: unknown },
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // Messages quote what providers, proxies and hosts sent, and end up in the log, telemetry,
+    // spans and CLI output: a key echoed back in an error body must not.
+    super(
+      redactSecrets(message),
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = 'LoopkeeperError';
     this.code = options.code;
   }

@@ -1,5 +1,5 @@
 import type { CompactionReason, CompactionTier, MutationPoint } from '../compaction/types.js';
-import type { RunOutcome } from '../log/events.js';
+import type { ApprovalRequest, RunOutcome } from '../log/events.js';
 import type { ModelUsage } from '../model/types.js';
 
 /** Fields every telemetry event carries. */
@@ -18,6 +18,8 @@ export interface SerializedError {
 
 export interface RunStarted extends TelemetryBase {
   readonly type: 'RunStarted';
+  /** True when the run was continued from the log after its process stopped. */
+  readonly resumed?: boolean;
 }
 export interface InferenceStarted extends TelemetryBase {
   readonly type: 'InferenceStarted';
@@ -99,6 +101,31 @@ export interface EmergencyPruneApplied extends TelemetryBase {
   readonly tokensAfter: number;
   readonly fits: boolean;
 }
+/**
+ * A tool call that waits for a person's decision: its id, tool, arguments as the model wrote
+ * them (what runs if approved) and their hash. The same shape the log's `approval-requested`
+ * records.
+ */
+export type PendingApproval = ApprovalRequest;
+
+/**
+ * The run paused: `calls` wait for a decision (`tool.approval`). Emitted each time a run enters
+ * the wait, also when a resumed run finds itself waiting.
+ */
+export interface ApprovalRequested extends TelemetryBase {
+  readonly type: 'ApprovalRequested';
+  readonly calls: readonly PendingApproval[];
+}
+
+/** A decision was recorded in the log; the run goes on once every pending call has one. */
+export interface ApprovalDecided extends TelemetryBase {
+  readonly type: 'ApprovalDecided';
+  readonly callId: string;
+  readonly toolName: string;
+  readonly approved: boolean;
+  readonly reason?: string;
+}
+
 export interface RunFinished extends TelemetryBase {
   readonly type: 'RunFinished';
   readonly outcome: RunOutcome;
@@ -123,6 +150,8 @@ export type TelemetryEvent =
   | InferenceDelta
   | InferenceFinished
   | InferenceFailed
+  | ApprovalRequested
+  | ApprovalDecided
   | ToolCallStarted
   | ToolCallFinished
   | MutationStarted
@@ -156,6 +185,8 @@ export const TELEMETRY_EVENT_TYPES = [
   'InferenceDelta',
   'InferenceFinished',
   'InferenceFailed',
+  'ApprovalRequested',
+  'ApprovalDecided',
   'ToolCallStarted',
   'ToolCallFinished',
   'MutationStarted',

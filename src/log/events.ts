@@ -9,6 +9,10 @@ import type { Item } from '../transcript/types.js';
  * - 3: string values are snake_case like every other union: a `transcript-replaced` reason
  *   `payload_too_large` (was `payload-too-large`) and a `run-finished` outcome `step_limit`
  *   (was `step-limit`). Older lines are read with the new spellings (`upgradeStoredEvent`).
+ * - 4: durable runs. `tool-calls-started` (written before tools run, with each call's arguments
+ *   hash), `approval-requested` and `approval-decided`, so a run can be resumed in place and a
+ *   run waiting for a person survives restarts. Logs of versions 1-3 have none of them and read
+ *   as before; a version-3 reader refuses a version-4 log by its version, not by a type.
  *
  * @example
  * ```ts
@@ -19,7 +23,7 @@ import type { Item } from '../transcript/types.js';
  * for await (const event of store.read('s1')) console.log(event.v === SESSION_SCHEMA_VERSION);
  * ```
  */
-export const SESSION_SCHEMA_VERSION = 3;
+export const SESSION_SCHEMA_VERSION = 4;
 
 export type CompactionReason = 'threshold' | 'overflow' | 'payload_too_large' | 'manual';
 export type CompactionTier = 'structural' | 'summary' | 'emergency' | 'mutator';
@@ -83,12 +87,57 @@ export interface RunFinishedEvent extends EventBase {
   readonly error?: { readonly name: string; readonly code: string; readonly message: string };
 }
 
+/** One tool call as the durable-run events name it: its id and a hash of its arguments. */
+export interface LoggedToolCall {
+  readonly callId: string;
+  /** `sha256:<hex>` of the arguments as the model wrote them (see `hashToolArguments`). */
+  readonly argumentsHash: string;
+}
+
+/**
+ * Written just before a batch of tool calls runs: a call named here with no result in the log
+ * was started and may have taken effect, so a resumed run re-runs it only when the tool is
+ * `idempotent`. A call's `toolResult` item is its finish record.
+ */
+export interface ToolCallsStartedEvent extends EventBase {
+  readonly type: 'tool-calls-started';
+  readonly runId: string;
+  readonly calls: readonly LoggedToolCall[];
+}
+
+/** A call that waits for a person before it may run. */
+export interface ApprovalRequest extends LoggedToolCall {
+  readonly toolName: string;
+  /** The arguments as the model wrote them (a JSON string), exactly as they would run. */
+  readonly arguments: string;
+}
+
+/** The run paused: these calls wait for a decision (`tool.approval`). */
+export interface ApprovalRequestedEvent extends EventBase {
+  readonly type: 'approval-requested';
+  readonly runId: string;
+  readonly calls: readonly ApprovalRequest[];
+}
+
+/** A person's decision on one requested call; the approved call runs only with this hash. */
+export interface ApprovalDecidedEvent extends EventBase {
+  readonly type: 'approval-decided';
+  readonly runId: string;
+  readonly callId: string;
+  readonly approved: boolean;
+  readonly reason?: string;
+  readonly argumentsHash: string;
+}
+
 export type SessionEvent =
   | ItemsAppendedEvent
   | UsageReportedEvent
   | TranscriptReplacedEvent
   | RunStartedEvent
-  | RunFinishedEvent;
+  | RunFinishedEvent
+  | ToolCallsStartedEvent
+  | ApprovalRequestedEvent
+  | ApprovalDecidedEvent;
 
 export type SessionEventType = SessionEvent['type'];
 
@@ -115,4 +164,7 @@ export const SESSION_EVENT_TYPES: readonly SessionEventType[] = [
   'transcript-replaced',
   'run-started',
   'run-finished',
+  'tool-calls-started',
+  'approval-requested',
+  'approval-decided',
 ];

@@ -142,15 +142,21 @@ export class FileSessionStore implements SessionStore {
     const start = startOfRead(writers.get(sessionId), fromSeq);
     return (async function* () {
       const events = readLogFile({ path, ...(start === undefined ? {} : { start }) });
-      for (;;) {
-        const next = await events.next();
-        if (next.done === true) {
-          if (!writers.has(sessionId) && next.value.file !== undefined) {
-            scans.set(sessionId, next.value);
+      try {
+        for (;;) {
+          const next = await events.next();
+          if (next.done === true) {
+            if (!writers.has(sessionId) && next.value.file !== undefined) {
+              scans.set(sessionId, next.value);
+            }
+            return;
           }
-          return;
+          if (next.value.seq >= fromSeq) yield next.value;
         }
-        if (next.value.seq >= fromSeq) yield next.value;
+      } finally {
+        // A reader that stops early (`break`, a throw in its loop) ends this generator at the
+        // `yield`; the file's own generator must be told too, or its handle stays open.
+        await events.return({ lastSeq: 0, validLength: 0 });
       }
     })();
   }

@@ -29,5 +29,12 @@ export { loadProjection } from './load-projection.js';
 export { MemorySessionStore, type MemorySessionStoreOptions } from './memory-store.js';
 export { createProjection, type ReportedUsage, SessionProjection } from './projection.js';
 export { buildReplacementView } from './replacement-view.js';
+export { type ResumePoint, resumeProjection } from './resume-projection.js';
 export { assertValidSessionId, isValidSessionId, MAX_SESSION_ID_LENGTH } from './session-id.js';
-export type { AppendOptions, ReadOptions, SessionStore } from './store.js';
+export {
+  type AppendOptions,
+  type IndexedSessionStore,
+  isIndexedSessionStore,
+  type ReadOptions,
+  type SessionStore,
+} from './store.js';

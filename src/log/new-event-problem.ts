@@ -17,6 +17,18 @@ interface UntrustedEvent {
   readonly estimatedPromptTokens?: unknown;
   readonly outcome?: unknown;
   readonly steps?: unknown;
+  readonly calls?: unknown;
+  readonly callId?: unknown;
+  readonly approved?: unknown;
+  readonly reason?: unknown;
+  readonly argumentsHash?: unknown;
+}
+
+interface UntrustedCall {
+  readonly callId?: unknown;
+  readonly argumentsHash?: unknown;
+  readonly toolName?: unknown;
+  readonly arguments?: unknown;
 }
 
 interface UntrustedViewEntry {
@@ -61,9 +73,48 @@ export function newEventProblem({
       if (typeof event.runId !== 'string') return 'run-finished needs a runId';
       if (typeof event.outcome !== 'string') return 'run-finished needs an outcome';
       return isCount(event.steps) ? undefined : 'steps must be a whole number of 0 or more';
+    case 'tool-calls-started':
+      return callsProblem(event, false);
+    case 'approval-requested':
+      return callsProblem(event, true);
+    case 'approval-decided':
+      return decisionProblem(event);
     default:
       return undefined;
   }
+}
+
+/** The durable-run events' call lists: each names a call id and its arguments hash. */
+function callsProblem(event: UntrustedEvent, withCall: boolean): string | undefined {
+  if (typeof event.runId !== 'string') return `${String(event.type)} needs a runId`;
+  if (!Array.isArray(event.calls) || event.calls.length === 0) {
+    return 'calls must be a non-empty array';
+  }
+  for (const [index, value] of event.calls.entries()) {
+    const call = asObject<UntrustedCall>(value);
+    if (call === undefined || typeof call.callId !== 'string' || call.callId === '') {
+      return `call ${index} needs a callId`;
+    }
+    if (typeof call.argumentsHash !== 'string') return `call ${index} needs an argumentsHash`;
+    if (withCall && (typeof call.toolName !== 'string' || typeof call.arguments !== 'string')) {
+      return `call ${index} needs a toolName and its arguments as a string`;
+    }
+  }
+  return undefined;
+}
+
+function decisionProblem(event: UntrustedEvent): string | undefined {
+  if (typeof event.runId !== 'string') return 'approval-decided needs a runId';
+  if (typeof event.callId !== 'string' || event.callId === '') {
+    return 'approval-decided needs a callId';
+  }
+  if (typeof event.approved !== 'boolean') return 'approved must be true or false';
+  if (event.reason !== undefined && typeof event.reason !== 'string') {
+    return 'reason must be a string';
+  }
+  return typeof event.argumentsHash === 'string'
+    ? undefined
+    : 'approval-decided needs an argumentsHash';
 }
 
 function itemsProblem(items: unknown): string | undefined {

@@ -100,6 +100,40 @@ export class SessionProjection {
     return { promptTokens: this.#latestUsage.promptTokens, itemCount: this.#usageItemCount };
   }
 
+  /**
+   * A projection that stands just after seq `lastSeq`, the `throughSeq` of the session's latest
+   * compaction marker, holding what applying that marker needs instead of the whole history:
+   * `covered`, the items the marker's view names (by `ref` or `replaces`) as they were then, and
+   * `originals`, what those items stand in for. Applying the events from `lastSeq + 1` on then
+   * gives the same projection as applying every event from seq 1 (see `resumeProjection`).
+   */
+  static resumedBefore({
+    lastSeq,
+    covered,
+    originals,
+    replacementSeq,
+    replacements,
+    latestUsage,
+  }: {
+    readonly lastSeq: number;
+    readonly covered: readonly Item[];
+    readonly originals: ReadonlyMap<string, Item>;
+    /** Seq of the marker before the latest one (0 when there is none). */
+    readonly replacementSeq: number;
+    /** How many markers came before the latest one. */
+    readonly replacements: number;
+    readonly latestUsage: UsageReportedEvent | undefined;
+  }): SessionProjection {
+    const projection = new SessionProjection();
+    projection.#items = [...covered];
+    projection.#lastSeq = lastSeq;
+    projection.#originals = originals;
+    projection.#replacementSeq = replacementSeq;
+    projection.#replacements = replacements;
+    projection.#latestUsage = latestUsage;
+    return projection;
+  }
+
   apply(event: SessionEvent): this {
     assertNextSeq({ event, lastSeq: this.#lastSeq });
     switch (event.type) {

@@ -1,4 +1,5 @@
 import { ConfigError } from '../errors/index.js';
+import { sliceText } from '../transcript/code-points.js';
 
 /**
  * Longest accepted session id; ids become file names, which most file systems cap at 255 bytes.
@@ -67,6 +68,6 @@ export function assertValidSessionId(sessionId: unknown): asserts sessionId is s
 function describe(value: unknown): string {
   if (typeof value !== 'string') return `(a ${value === null ? 'null' : typeof value})`;
   // A 10,000-character id should not produce a 10,000-character message.
-  const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+  const shown = value.length > 40 ? `${sliceText(value, 0, 40)}…` : value;
   return `${JSON.stringify(shown)} (${value.length} characters)`;
 }

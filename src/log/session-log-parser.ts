@@ -48,13 +48,20 @@ export class SessionLogParser {
     this.#lineNumber += 1;
     const event = parseStoredLine({
       line,
-      path: this.#path,
-      lineNumber: this.#lineNumber,
+      where: `Session log ${this.#path}, line ${this.#lineNumber}`,
       expectedSeq: this.#lastSeq + 1,
     });
+    try {
+      freezeDeep(event);
+    } catch (cause) {
+      throw new StoreError(
+        `Session log ${this.#path}, line ${this.#lineNumber}: ${cause instanceof Error ? cause.message : String(cause)}`,
+        { code: 'corrupt_log', cause },
+      );
+    }
     this.#lastSeq = event.seq;
     this.#validLength += line.byteLength + 1;
-    return freezeDeep(event);
+    return event;
   }
 
   /** The end of the file, with the bytes after its last newline. */

@@ -53,7 +53,7 @@ export function stampEvents({
     delete (record as { crc?: unknown }).crc;
     const line = toJsonLine({ record, index });
     lines.push(line);
-    stamped.push(freezeDeep(JSON.parse(line) as SessionEvent));
+    stamped.push(frozen({ line, index }));
   }
   // Sealed on first read: only the file store writes text, and the checksum (a CRC over the
   // line's UTF-8 bytes) would otherwise cost every in-memory append as much as its JSON.
@@ -75,6 +75,18 @@ function isoTime(now: Date): string {
   // An invalid date (NaN) never matches, so `toISOString` still throws for it.
   if (lastStamp?.time !== time) lastStamp = { time, text: now.toISOString() };
   return lastStamp.text;
+}
+
+/** The stored form of a line, deep-frozen; refused before anything is written if it nests too deep. */
+function frozen({ line, index }: { readonly line: string; readonly index: number }): SessionEvent {
+  try {
+    return freezeDeep(JSON.parse(line) as SessionEvent);
+  } catch (cause) {
+    throw new StoreError(
+      `Cannot append event ${index} of the batch: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { code: 'invalid_event', cause },
+    );
+  }
 }
 
 function toJsonLine({

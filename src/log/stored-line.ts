@@ -2,6 +2,7 @@ import type { StoreErrorCode } from '../errors/error-codes.js';
 import { StoreError } from '../errors/index.js';
 import { SESSION_EVENT_TYPES, SESSION_SCHEMA_VERSION, type SessionEvent } from './events.js';
 import { checkSeal } from './line-checksum.js';
+import { newEventProblem } from './new-event-problem.js';
 import { upgradeStoredEvent } from './upgrade-stored-event.js';
 
 /** Fields a stored line may carry; none is trusted until checked. */
@@ -17,25 +18,24 @@ interface StoredFields {
 const FIRST_SEALED_VERSION = 2;
 
 /**
- * One complete (newline-terminated) line of a session log file as an event. A complete line was
- * written whole, so anything wrong with it is corruption, never a torn write: a checksum that
- * does not match, text that is not JSON, a wrong seq, an unknown type or a newer version all
- * throw `StoreError` naming the file and 1-based line. The checksum field is not part of the
- * event.
+ * One complete (newline-terminated) line of a session log file, or one stored row of another
+ * store, as an event. A complete line was written whole, so anything wrong with it is
+ * corruption, never a torn write: a checksum that does not match, text that is not JSON, a wrong
+ * seq, an unknown type or a newer version all throw `StoreError` naming `where` (the file and
+ * 1-based line, or the row). The checksum field is not part of the event.
  */
 export function parseStoredLine({
   line,
-  path,
-  lineNumber,
+  where,
   expectedSeq,
 }: {
   readonly line: Uint8Array;
-  readonly path: string;
-  readonly lineNumber: number;
+  /** Where the line was read, for the error: `Session log <path>, line <n>`. */
+  readonly where: string;
   readonly expectedSeq: number;
 }): SessionEvent {
   const fail = (problem: string, code: StoreErrorCode = 'corrupt_log'): never => {
-    throw new StoreError(`Session log ${path}, line ${lineNumber}: ${problem}`, { code });
+    throw new StoreError(`${where}: ${problem}`, { code });
   };
   const seal = checkSeal(line);
   if (seal === 'mismatch') {
@@ -72,6 +72,10 @@ export function parseStoredLine({
   if (typeof type !== 'string' || !(SESSION_EVENT_TYPES as readonly string[]).includes(type)) {
     return fail(`unknown event type ${JSON.stringify(type) ?? 'undefined'}`);
   }
+  // A valid checksum proves the line is as written, not that what was written is an event: a
+  // forged or buggy line (`items: null`) must fail here, typed, not later as a TypeError.
+  const problem = newEventProblem({ event: value, seq: expectedSeq });
+  if (problem !== undefined) return fail(`not a valid ${type} event: ${problem}`);
   if (seal === 'valid') {
     const { crc: _checksum, ...event } = fields;
     return upgradeStoredEvent(event as SessionEvent, version);

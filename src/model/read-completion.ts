@@ -13,14 +13,35 @@ export function readCompletion({
   completion: ChatCompletion;
   model: string;
 }): ModelResponse {
+  // The SDK does not check the body's shape: a compatible server may send anything as JSON.
+  const invalid = (problem: string): never => {
+    throw new ModelError(`The model server sent a malformed answer: ${problem}.`, {
+      kind: 'invalid_response',
+    });
+  };
+  if (!isObject(completion)) invalid('the body is not a JSON object');
+  const choices: unknown = completion.choices;
+  if (choices !== undefined && choices !== null && !Array.isArray(choices)) {
+    invalid('choices is not an array');
+  }
   const choice = completion.choices?.[0];
   if (choice === undefined) {
     throw new ModelError('The model server answered with no choices.', {
       kind: 'invalid_response',
     });
   }
+  if (!isObject(choice)) invalid('choices[0] is not an object');
   const message = choice.message;
-  const toolCalls = (message.tool_calls ?? []).map((call): ToolCall => {
+  if (!isObject(message)) invalid('choices[0].message is not an object');
+  const calls: unknown = message.tool_calls;
+  if (calls !== undefined && calls !== null && !Array.isArray(calls)) {
+    invalid('message.tool_calls is not an array');
+  }
+  const toolCalls = (message.tool_calls ?? []).map((call, index): ToolCall => {
+    if (!isObject(call)) invalid(`tool call ${index} is not an object`);
+    if (call.type === 'function' && !isObject(call.function)) {
+      invalid(`tool call ${index} has no function object`);
+    }
     if (call.type !== 'function') {
       throw new ModelError(
         `The model answered with a '${call.type}' tool call; only function tools are declared.`,
@@ -108,4 +129,8 @@ function usageOf(usage: CompletionUsage | null | undefined): ModelUsage | undefi
 
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+function isObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -60,6 +60,8 @@ export function createSpanRecorder(settings: RecorderSettings): SpanRecorder {
           [GEN_AI_OPERATION_NAME]: OPERATION_INVOKE_AGENT,
           [GEN_AI_CONVERSATION_ID]: event.sessionId,
           [LOOPKEEPER_RUN_ID]: event.runId,
+          // A run continued from its log in a new process gets a span of its own.
+          ...(event.resumed === true ? { 'loopkeeper.run.resumed': true } : {}),
           ...(settings.agentName === undefined ? {} : { [GEN_AI_AGENT_NAME]: settings.agentName }),
           ...(settings.providerName === undefined
             ? {}
@@ -106,6 +108,28 @@ export function createSpanRecorder(settings: RecorderSettings): SpanRecorder {
         break;
       case 'InferenceFailed':
         failChat(run, event);
+        break;
+      case 'ApprovalRequested':
+        // A paused run stays one span: the wait shows as the time between these two events.
+        run.span.addEvent(
+          'loopkeeper.approval.requested',
+          {
+            'loopkeeper.approval.call_ids': event.calls.map((call) => call.callId),
+            'loopkeeper.approval.tool_names': event.calls.map((call) => call.toolName),
+          },
+          event.at,
+        );
+        break;
+      case 'ApprovalDecided':
+        run.span.addEvent(
+          'loopkeeper.approval.decided',
+          {
+            'gen_ai.tool.call.id': event.callId,
+            'gen_ai.tool.name': event.toolName,
+            'loopkeeper.approval.approved': event.approved,
+          },
+          event.at,
+        );
         break;
       case 'ToolCallStarted':
         startTool(run, event, settings);

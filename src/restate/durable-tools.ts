@@ -3,6 +3,7 @@ import { DurableStepError } from '../errors/durable-step-error.js';
 import { isLoopkeeperErrorCode } from '../errors/error-codes.js';
 import type { AnyToolDefinition, ToolExecutionOptions } from '../tools/types.js';
 import type { DurableSteps, StepOutcome } from './durable-steps.js';
+import { describeBytes } from './limits.js';
 
 /** What a tool served by the Restate object receives besides its arguments. */
 export interface DurableToolExecutionOptions extends ToolExecutionOptions {
@@ -15,16 +16,20 @@ export interface DurableToolExecutionOptions extends ToolExecutionOptions {
 
 /**
  * Wraps each tool so a call is one journaled step: a retried invocation gets the recorded
- * output (or the recorded failure) back, and a tool that finished is never run again.
+ * output (or the recorded failure) back, and a tool whose step was recorded is not run again.
+ * An output over `maxOutputBytes` is never journaled: the step records a `tool_output_too_large`
+ * failure instead, which the model sees as an `isError` result.
  */
 export function durableTools({
   tools,
   steps,
   sessionId,
+  maxOutputBytes,
 }: {
   readonly tools: readonly AnyToolDefinition[];
   readonly steps: DurableSteps;
   readonly sessionId: string;
+  readonly maxOutputBytes: number;
 }): AnyToolDefinition[] {
   return tools.map((tool): AnyToolDefinition => {
     // Called with the extended options: a tool written for this entry reads the key from them.
@@ -37,7 +42,12 @@ export function durableTools({
       async execute(args: never, options: ToolExecutionOptions): Promise<unknown> {
         const idempotencyKey = `${sessionId}/${options.callId}`;
         const outcome = await steps.attempt(`tool ${options.callId}`, () =>
-          executeOnce(() => execute(args, { ...options, idempotencyKey }), options.signal),
+          executeOnce({
+            run: () => execute(args, { ...options, idempotencyKey }),
+            signal: options.signal,
+            name: tool.name,
+            maxOutputBytes,
+          }),
         );
         if (outcome === undefined) throw new DurableStepError('The run was aborted.');
         if (outcome.ok) return outcome.value;
@@ -50,11 +60,29 @@ export function durableTools({
   });
 }
 
-async function executeOnce(run: () => unknown, signal: AbortSignal): Promise<StepOutcome<unknown>> {
+async function executeOnce({
+  run,
+  signal,
+  name,
+  maxOutputBytes,
+}: {
+  readonly run: () => unknown;
+  readonly signal: AbortSignal;
+  readonly name: string;
+  readonly maxOutputBytes: number;
+}): Promise<StepOutcome<unknown>> {
   try {
     // A tool that ignores its signal must not keep the step (and the invocation) open.
     const output = await Promise.race([Promise.resolve().then(run), aborted(signal)]);
-    return { ok: true, value: JSON.parse(JSON.stringify(output ?? null)) as unknown };
+    const json = JSON.stringify(output ?? null);
+    const bytes = Buffer.byteLength(json, 'utf8');
+    if (bytes > maxOutputBytes) {
+      // Journaling it would pass Restate's message limit or its per-invocation memory: the
+      // step would be retried, and the tool run again, forever.
+      const message = `Tool ${name} returned ${describeBytes(bytes)}, over the ${describeBytes(maxOutputBytes)} limit of one journal entry (maxEntryBytes); the output was dropped. Ask for a smaller part of it.`;
+      return { ok: false, error: { name: 'ToolError', code: 'tool_output_too_large', message } };
+    }
+    return { ok: true, value: JSON.parse(json) as unknown };
   } catch (error) {
     return {
       ok: false,

@@ -3,6 +3,7 @@
  * dependency @restatedev/restate-sdk; the core entry never imports it.
  */
 export type { DurableToolExecutionOptions } from './durable-tools.js';
+export type { LoopObjectLimits } from './limits.js';
 export {
   createLoopObject,
   LOOP_OBJECT_NAME,

@@ -1,24 +1,31 @@
 import * as restate from '@restatedev/restate-sdk';
+import { ApprovalError } from '../errors/approval-error.js';
 import { describeThrownText } from '../errors/describe-thrown.js';
 import { LoopkeeperError } from '../errors/loopkeeper-error.js';
+import type { PendingApproval } from '../events/telemetry-events.js';
 import { effectiveHistory } from '../log/effective-history.js';
 import type { SessionEvent } from '../log/events.js';
 import { isValidSessionId } from '../log/session-id.js';
+import { pendingApprovalsIn } from '../runtime/run-progress.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
-import { runDurableTurn } from './durable-turn.js';
+import { type DurableAction, runDurableTurn } from './durable-turn.js';
+import { type LoopObjectLimits, resolveLimits } from './limits.js';
 import type {
+  ApproveInput,
   DurableTurnResult,
   LoopObjectLoopOptions,
   SendMessageInput,
   TelemetryPage,
   TelemetryPageInput,
 } from './loop-object-types.js';
-import { parseSendInput, parseTelemetryPageInput } from './parse-input.js';
+import { parseApproveInput, parseSendInput, parseTelemetryPageInput } from './parse-input.js';
+import { admitMessage } from './send-admission.js';
+import { readHead } from './session-head.js';
 import { stateKeys } from './state-keys.js';
 import { readStoredEvents } from './state-store.js';
-import type { TelemetryRecord } from './telemetry-recorder.js';
+import { readTelemetryPage } from './telemetry-page.js';
 
 /**
  * The Virtual Object name `createLoopObject` registers when no `name` is given; clients address
@@ -41,8 +48,14 @@ export interface LoopObjectOptions<Name extends string = typeof LOOP_OBJECT_NAME
   readonly name?: Name;
   /** The loop for one session: model, tools, instructions, compactor, limits. */
   readonly loop: (options: { readonly sessionId: string }) => LoopObjectLoopOptions;
-  /** Restate's own options for the object (timeouts, retry policy, retention). */
+  /**
+   * Restate's own options for the object (timeouts, retry policy, retention). Lazy state is on
+   * for the shared handlers unless you set `enableLazyState: false` (they then read only the
+   * keys they need, not the session's whole state); `send` always loads the state eagerly.
+   */
   readonly restate?: restate.ObjectOptions;
+  /** Size limits per session (defaults: 4 MiB per entry, 8 MiB per log); see docs/distributed.md. */
+  readonly limits?: LoopObjectLimits;
 }
 
 /**
@@ -50,7 +63,13 @@ export interface LoopObjectOptions<Name extends string = typeof LOOP_OBJECT_NAME
  * it with `restate.serve({services: [object]})` from as many workers as you like: Restate runs
  * one exclusive handler per key at a time, so each session has exactly one writer.
  *
- * - `send({content, runId?})`: runs the loop on one user message; resolves with the result.
+ * - `send({content, runId?})`: runs the loop on one user message; resolves with the result,
+ *   `awaiting_approval` (with `pending`) when a tool needs a person's decision first. A send
+ *   while a run waits is refused (409, `approval_pending`).
+ * - `approve({decisions: [{callId, approved, reason?}]})`: decides calls the waiting run waits
+ *   for and continues it in place; resolves with its next pause or its end. The wait is the
+ *   object's log, not an open invocation, so it can last as long as the object's state does.
+ * - `pending()`: the calls the session's run waits for (empty when none).
  * - `abort()`: cancels the running `send`; the run ends `aborted` with synthetic tool results.
  * - `result({runId?})`: a finished run's result (the latest when no id is given), or null.
  * - `history()`: the effective history, what the model sees next.
@@ -76,7 +95,9 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
   name = LOOP_OBJECT_NAME as Name,
   loop,
   restate: objectOptions,
+  limits: limitOptions,
 }: LoopObjectOptions<Name>) {
+  const limits = resolveLimits(limitOptions);
   // Loaded once per worker: the encoding costs ~0.5 s and every invocation rebuilds a loop.
   let tokens: Promise<TokenCounter> | undefined;
   const loadTokens = (encoding: LoopObjectLoopOptions['encoding']) => {
@@ -84,13 +105,47 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
     return tokens;
   };
 
+  /** Runs one action of the loop in an exclusive handler and records its result. */
+  const runTurnIn = async (
+    context: restate.ObjectContext,
+    {
+      head,
+      loopOptions,
+      action,
+    }: {
+      readonly head: Awaited<ReturnType<typeof readHead>>;
+      readonly loopOptions: LoopObjectLoopOptions;
+      readonly action: DurableAction;
+    },
+  ): Promise<DurableTurnResult> => {
+    context.set(stateKeys.activeInvocation, context.request().id);
+    const result = await runDurableTurn({
+      context,
+      head,
+      limits,
+      loopOptions,
+      tokens: loopOptions.tokens ?? (await loadTokens(loopOptions.encoding)),
+      action,
+    }).catch((error: unknown) => {
+      // loopkeeper's own errors are deterministic (a bad option, a broken log, a decision for a
+      // call nobody waits for): a retry would fail the same way. Anything else (the SDK's own
+      // signals) passes as it is.
+      if (!LoopkeeperError.isInstance(error)) throw error;
+      throw new restate.TerminalError(`The loop failed: ${describeThrownText(error)}`, {
+        errorCode: ApprovalError.isInstance(error) ? 409 : 500,
+      });
+    });
+    // A paused run's result is kept too, and replaced once a decision finishes the run.
+    context.set(stateKeys.run(result.runId), result);
+    context.set(stateKeys.lastRunId, result.runId);
+    context.clear(stateKeys.activeInvocation);
+    return result;
+  };
+
   return restate.object({
     name,
     handlers: {
-      send: async (
-        context: restate.ObjectContext,
-        input: SendMessageInput,
-      ): Promise<DurableTurnResult> => {
+      send: eagerState(async (context: restate.ObjectContext, input: SendMessageInput) => {
         const message = terminalOnError(() => parseSendInput(input));
         const sessionId = context.key;
         if (!isValidSessionId(sessionId)) {
@@ -101,25 +156,26 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
         const runId = message.runId ?? `${sessionId}:run-${context.rand.uuidv4()}`;
         const recorded = await context.get<DurableTurnResult>(stateKeys.run(runId));
         if (recorded !== null) return recorded;
+        const head = await admitMessage({ context, content: message.content, limits });
         const loopOptions = terminalOnError(() => loop({ sessionId }));
-        context.set(stateKeys.activeInvocation, context.request().id);
-        const result = await runDurableTurn({
-          context,
+        return runTurnIn(context, {
+          head,
           loopOptions,
-          tokens: loopOptions.tokens ?? (await loadTokens(loopOptions.encoding)),
-          content: message.content,
-          runId,
-        }).catch((error: unknown) => {
-          // loopkeeper's own errors are deterministic (a bad option, a broken log): a retry
-          // would fail the same way. Anything else (the SDK's own signals) passes as it is.
-          if (!LoopkeeperError.isInstance(error)) throw error;
-          throw new restate.TerminalError(`The loop failed: ${describeThrownText(error)}`);
+          action: { type: 'message', content: message.content, runId },
         });
-        context.set(stateKeys.run(runId), result);
-        context.set(stateKeys.lastRunId, runId);
-        context.clear(stateKeys.activeInvocation);
-        return result;
-      },
+      }),
+
+      approve: eagerState(async (context: restate.ObjectContext, input: ApproveInput) => {
+        const decisions = terminalOnError(() => parseApproveInput(input));
+        const head = await readHead(context);
+        const loopOptions = terminalOnError(() => loop({ sessionId: context.key }));
+        return runTurnIn(context, { head, loopOptions, action: { type: 'decide', decisions } });
+      }),
+
+      pending: restate.handlers.object.shared(
+        async (context: restate.ObjectSharedContext): Promise<readonly PendingApproval[]> =>
+          pendingApprovalsIn(await readStoredEvents(context)),
+      ),
 
       abort: restate.handlers.object.shared(
         async (context: restate.ObjectSharedContext): Promise<{ aborted: boolean }> => {
@@ -143,7 +199,7 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
 
       history: restate.handlers.object.shared(
         async (context: restate.ObjectSharedContext): Promise<readonly Item[]> =>
-          effectiveHistory(await readStoredEvents(context, context.key)),
+          effectiveHistory(await readStoredEvents(context)),
       ),
 
       log: restate.handlers.object.shared(
@@ -152,7 +208,7 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
           input?: TelemetryPageInput,
         ): Promise<{ events: readonly SessionEvent[]; nextSeq: number }> => {
           const { fromSeq, limit } = terminalOnError(() => parseTelemetryPageInput(input));
-          const events = await readStoredEvents(context, context.key, { fromSeq, limit });
+          const events = await readStoredEvents(context, { fromSeq, limit });
           return { events, nextSeq: fromSeq + events.length };
         },
       ),
@@ -163,23 +219,28 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
           input?: TelemetryPageInput,
         ): Promise<TelemetryPage> => {
           const { fromSeq, limit } = terminalOnError(() => parseTelemetryPageInput(input));
-          const count = (await context.get<number>(stateKeys.telemetryCount)) ?? 0;
-          const events: TelemetryRecord[] = [];
-          let seq = fromSeq;
-          for (; seq <= count && events.length < limit; seq += 1) {
-            const record = await context.get<TelemetryRecord>(stateKeys.telemetry(seq));
-            if (record !== null) events.push(record);
-          }
-          return { events, nextSeq: seq };
+          return await readTelemetryPage(context, { fromSeq, limit });
         },
       ),
     },
-    ...(objectOptions === undefined ? {} : { options: objectOptions }),
+    options: { enableLazyState: true, ...objectOptions },
   });
 }
 
 /** The object's type, for typed clients: `objectClient<LoopObject>({name: 'loopkeeper'}, id)`. */
 export type LoopObject = ReturnType<typeof createLoopObject<typeof LOOP_OBJECT_NAME>>;
+
+/**
+ * An exclusive handler with eager state: a send reads the whole log anyway, and one start
+ * message carrying the state is much faster than a round trip per read. `limits` keep that
+ * state within the server's per-invocation memory; the shared handlers read lazily, so they
+ * answer whatever the state's size.
+ */
+function eagerState<Input, Output>(
+  handler: (context: restate.ObjectContext, input: Input) => Promise<Output>,
+) {
+  return restate.handlers.object.exclusive({ enableLazyState: false }, handler);
+}
 
 /** Bad input is the caller's mistake: retrying cannot fix it, so it is terminal. */
 function terminalOnError<T>(parse: () => T): T {

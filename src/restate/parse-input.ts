@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors/config-error.js';
+import type { ToolApproval } from '../runtime/run-pause.js';
 import { isRecord } from '../transcript/describe-value.js';
-import type { SendMessageInput, TelemetryPageInput } from './loop-object-types.js';
+import type { ApproveInput, SendMessageInput, TelemetryPageInput } from './loop-object-types.js';
 
 const MAX_PAGE = 1000;
 
@@ -34,4 +35,19 @@ export function parseTelemetryPageInput(input: unknown): Required<TelemetryPageI
     );
   }
   return { fromSeq, limit };
+}
+
+/**
+ * Checks the envelope of what a remote caller sent to `approve`: `{decisions: [...]}` or one
+ * decision. Each decision's fields are checked by `decide`, with the same typed errors as in
+ * process.
+ */
+export function parseApproveInput(input: unknown): readonly ToolApproval[] {
+  if (isRecord(input) && Array.isArray(input['decisions'])) {
+    return (input as unknown as ApproveInput).decisions;
+  }
+  if (isRecord(input) && 'callId' in input) return [input as unknown as ToolApproval];
+  throw new ConfigError('approve expects {decisions: [{callId, approved, reason?}]}', {
+    code: 'config_invalid_input',
+  });
 }

@@ -23,6 +23,8 @@ export class TelemetryRecorder {
   readonly #recordedAhead = new Map<string, number>();
   readonly #occurrences = new Map<string, number>();
   #flushes = 0;
+  /** Records in state, read once per invocation (each read is a round trip with lazy state). */
+  #count: number | undefined;
   #queue: Promise<void> = Promise.resolve();
 
   constructor({ context, steps }: { context: ObjectContext; steps: DurableSteps }) {
@@ -63,12 +65,13 @@ export class TelemetryRecorder {
       if (index >= 0) this.#pending.splice(index, 1);
       else this.#recordedAhead.set(key, (this.#recordedAhead.get(key) ?? 0) + 1);
     }
-    let count = (await this.#context.get<number>(stateKeys.telemetryCount)) ?? 0;
+    let count = this.#count ?? (await this.#context.get<number>(stateKeys.telemetryCount)) ?? 0;
     for (const { event } of recorded) {
       count += 1;
       this.#context.set(stateKeys.telemetry(count), { seq: count, event });
     }
     this.#context.set(stateKeys.telemetryCount, count);
+    this.#count = count;
   }
 }
 

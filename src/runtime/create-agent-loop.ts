@@ -14,11 +14,12 @@ import { assertValidSessionId } from '../log/session-id.js';
 import type { SessionStore } from '../log/store.js';
 import type { ModelAdapter } from '../model/types.js';
 import type { TokenCounter, TokenEncoding } from '../tokens/types.js';
+import { DEFAULT_MAX_PARALLEL_TOOLS } from '../tools/execute-tool-calls.js';
 import { createToolRegistry } from '../tools/tool-registry.js';
 import type { AnyToolDefinition } from '../tools/types.js';
 import { createItemId } from '../transcript/ids.js';
 import { bindLoopContext, createLoopActorContext, type LoopMachine } from './loop-actors.js';
-import { LoopSession } from './loop-session.js';
+import { type InterruptedRunPolicy, LoopSession } from './loop-session.js';
 
 export interface AgentLoopOptions {
   readonly model: ModelAdapter;
@@ -34,11 +35,27 @@ export interface AgentLoopOptions {
   readonly maxConsecutiveCompactions?: number;
   readonly maxStepsPerRun?: number;
   readonly toolTimeoutMs?: number;
+  /**
+   * The most tool calls of one answer that run at once; the others wait for a free slot.
+   * Default 16 (`DEFAULT_MAX_PARALLEL_TOOLS`).
+   */
+  readonly maxParallelTools?: number;
   /** A ready token counter; otherwise one is loaded lazily on the first run. */
   readonly tokens?: TokenCounter;
   readonly encoding?: TokenEncoding;
   /** An XState inspector, e.g. from `@statelyai/inspect`. */
   readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+}
+
+/** `openAgentLoop`'s options: a loop's, and what to do with a run a crash left unfinished. */
+export interface OpenAgentLoopOptions extends AgentLoopOptions {
+  /**
+   * `resume` (default): the loop continues the session's unfinished run in place when it
+   * starts: the request in flight is sent again, finished tool results are kept, a started call
+   * with no result runs again only if its tool is `idempotent`, and a run waiting for approval
+   * waits again. `fail`: the run is closed as failed (code `interrupted`) when the log is read.
+   */
+  readonly interrupted?: InterruptedRunPolicy;
 }
 
 export type AgentLoopActor = Actor<typeof agentLoopMachine> & {
@@ -87,14 +104,22 @@ export function createAgentLoopLogic({
   maxConsecutiveCompactions = DEFAULT_MAX_CONSECUTIVE_COMPACTIONS,
   maxStepsPerRun = DEFAULT_MAX_STEPS_PER_RUN,
   toolTimeoutMs,
+  maxParallelTools = DEFAULT_MAX_PARALLEL_TOOLS,
   tokens,
   encoding = 'o200k_base',
-}: Omit<AgentLoopOptions, 'inspect'>): AgentLoopLogic {
+  interrupted = 'fail',
+}: Omit<OpenAgentLoopOptions, 'inspect'>): AgentLoopLogic {
   validateOptions({ model, maxConsecutiveCompactions, maxStepsPerRun, mutators, compactor });
   if (toolTimeoutMs !== undefined && !(Number.isInteger(toolTimeoutMs) && toolTimeoutMs > 0)) {
     throw new ConfigError(
       `createAgentLoop: toolTimeoutMs must be a whole number of milliseconds > 0, got ${toolTimeoutMs}`,
       { code: 'config_invalid_timeout' },
+    );
+  }
+  if (!(Number.isSafeInteger(maxParallelTools) && maxParallelTools >= 1)) {
+    throw new ConfigError(
+      `createAgentLoop: maxParallelTools must be a whole number of 1 or more, got ${maxParallelTools}`,
+      { code: 'config' },
     );
   }
   createToolRegistry(tools);
@@ -104,6 +129,7 @@ export function createAgentLoopLogic({
     store,
     sessionId,
     encoding,
+    interrupted,
     ...(tokens === undefined ? {} : { tokens }),
   });
   const context = createLoopActorContext({
@@ -114,6 +140,7 @@ export function createAgentLoopLogic({
     mutators,
     compactor,
     toolTimeoutMs,
+    maxParallelTools,
   });
   return {
     logic: bindLoopContext(context),
@@ -125,6 +152,9 @@ export function createAgentLoopLogic({
       maxStepsPerRun,
       mutators: mutators.map((mutator) => ({ name: mutator.name, points: mutator.points })),
       compactor: compactor?.name ?? null,
+      approvals: tools.some(
+        (tool) => tool.needsApproval !== undefined && tool.needsApproval !== false,
+      ),
     },
     session,
   };
@@ -150,7 +180,13 @@ export function createAgentLoopLogic({
  * ```
  */
 export function createAgentLoop({ inspect, ...options }: AgentLoopOptions): AgentLoopActor {
-  const { logic, input, session } = createAgentLoopLogic(options);
+  return loopActorOf(createAgentLoopLogic(options), inspect);
+}
+
+function loopActorOf(
+  { logic, input, session }: AgentLoopLogic,
+  inspect: AgentLoopOptions['inspect'],
+): AgentLoopActor {
   const actor = createActor(logic, { input, ...(inspect === undefined ? {} : { inspect }) });
   return Object.assign(actor, { session });
 }
@@ -158,7 +194,9 @@ export function createAgentLoop({ inspect, ...options }: AgentLoopOptions): Agen
 /**
  * Like `createAgentLoop`, but reads the session log first, so the loop starts with the
  * session's facts (runs so far, effective history) in place and a broken log fails here,
- * before the first message.
+ * before the first message. A run the log shows unfinished (its process stopped, or it waits
+ * for approval) is continued in place once the loop starts (`interrupted: 'resume'`, the
+ * default); `resumeRun(loop)` waits for it.
  *
  * @example
  * ```ts
@@ -175,10 +213,19 @@ export function createAgentLoop({ inspect, ...options }: AgentLoopOptions): Agen
  * await runTurn(loop, 'Where were we?');
  * ```
  */
-export async function openAgentLoop(options: AgentLoopOptions): Promise<AgentLoopActor> {
-  const loop = createAgentLoop(options);
-  await loop.session.open();
-  return loop;
+export async function openAgentLoop({
+  inspect,
+  interrupted = 'resume',
+  ...options
+}: OpenAgentLoopOptions): Promise<AgentLoopActor> {
+  const agent = createAgentLoopLogic({ ...options, interrupted });
+  await agent.session.open();
+  const unfinished = agent.session.unfinishedRun;
+  const input =
+    unfinished === null
+      ? agent.input
+      : { ...agent.input, resume: { runId: unfinished.runId, steps: unfinished.steps } };
+  return loopActorOf({ ...agent, input }, inspect);
 }
 
 function validateOptions(options: {

@@ -3,6 +3,7 @@
  * turns and sessions over it, and the telemetry events and hub.
  */
 
+export { ApprovalError } from '../errors/approval-error.js';
 export type * from '../events/telemetry-events.js';
 export { TELEMETRY_EVENT_TYPES } from '../events/telemetry-events.js';
 export {
@@ -11,11 +12,23 @@ export {
   type AgentLoopOptions,
   createAgentLoop,
   createAgentLoopLogic,
+  type OpenAgentLoopOptions,
   openAgentLoop,
 } from './create-agent-loop.js';
-export { LoopSession, type LoopSessionOptions } from './loop-session.js';
+export { type InterruptedRunPolicy, LoopSession, type LoopSessionOptions } from './loop-session.js';
 export { machineToMermaid } from './machine-diagram.js';
-export { runTurn, type TurnResult } from './run-turn.js';
+export {
+  decide,
+  type FinishedTurn,
+  type PausedTurn,
+  pendingApprovals,
+  resumeRun,
+  type ToolApproval,
+  type TurnOutcome,
+  type TurnResult,
+} from './run-pause.js';
+export { pendingApprovalsIn, type UnfinishedRun } from './run-progress.js';
+export { runTurn } from './run-turn.js';
 export { serializeError } from './serialize-error.js';
 export {
   createTelemetryHub,

@@ -1,6 +1,6 @@
 import { agentLoopMachine } from '../../machines/agent-loop.machine.js';
 import type { AgentLoopActorImplementations } from '../../machines/agent-loop.types.js';
-import { toolSpecs } from '../tools/tool-registry.js';
+import { createToolRegistry } from '../tools/tool-registry.js';
 import { beginRunActor } from './actors/begin-run.js';
 import { callModelActor } from './actors/call-model.js';
 import { checkBudgetActor } from './actors/check-budget.js';
@@ -8,14 +8,17 @@ import { compactActor } from './actors/compact.js';
 import { compactNowActor } from './actors/compact-now.js';
 import { emergencyPruneActor } from './actors/emergency-prune.js';
 import { abortRunActor, finishRunActor } from './actors/finish-run.js';
+import { gateToolsActor } from './actors/gate-tools.js';
 import { LOOP_ACTOR_CONTEXT, type LoopActorContext } from './actors/loop-actor-context.js';
+import { recordDecisionsActor } from './actors/record-decisions.js';
 import { recordPlanActor } from './actors/record-plan.js';
+import { resumeRunActor } from './actors/resume-run.js';
 import { runMutatorActor } from './actors/run-mutator.js';
 import { runToolsActor } from './actors/run-tools.js';
 import { CompactionFloor } from './compaction-floor.js';
 import { PromptOverhead } from './prompt-overhead.js';
 
-export type LoopActorsOptions = Omit<LoopActorContext, 'specs' | 'overhead' | 'floor'>;
+export type LoopActorsOptions = Omit<LoopActorContext, 'registry' | 'specs' | 'overhead' | 'floor'>;
 
 /** The loop machine with its actors provided, as every loop's logic is. */
 export type LoopMachine = ReturnType<typeof agentLoopMachine.provide>;
@@ -27,7 +30,10 @@ export type LoopMachine = ReturnType<typeof agentLoopMachine.provide>;
  */
 export const loopActors: AgentLoopActorImplementations = {
   beginRun: beginRunActor,
+  resumeRun: resumeRunActor,
   callModel: callModelActor,
+  gateTools: gateToolsActor,
+  recordDecisions: recordDecisionsActor,
   runTools: runToolsActor,
   runMutator: runMutatorActor,
   checkBudget: checkBudgetActor,
@@ -55,9 +61,11 @@ function loopMachine(): LoopMachine {
  * once, and the loop's compaction floor.
  */
 export function createLoopActorContext(options: LoopActorsOptions): LoopActorContext {
-  const specs = toolSpecs(options.tools);
+  const registry = createToolRegistry(options.tools);
+  const { specs } = registry;
   return {
     ...options,
+    registry,
     specs,
     overhead: new PromptOverhead(options.instructions, specs),
     floor: new CompactionFloor(),

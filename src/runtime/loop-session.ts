@@ -6,21 +6,33 @@ import { ProtocolError } from '../errors/protocol-error.js';
 import { StoreError } from '../errors/store-error.js';
 import type { NewSessionEvent, SessionEvent } from '../log/events.js';
 import { type ReportedUsage, SessionProjection } from '../log/projection.js';
-import type { SessionStore } from '../log/store.js';
+import { isIndexedSessionStore, type SessionStore } from '../log/store.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter, TokenEncoding } from '../tokens/types.js';
 import { checkItem } from '../transcript/check-item.js';
+import { wellFormedValue } from '../transcript/code-points.js';
 import type { Item } from '../transcript/types.js';
 import { applyCheckedLogEvent } from './checked-log-event.js';
 import { closingEvents, interruptedRunFinished } from './closing-events.js';
 import { guardedTokenCounter } from './guarded-token-counter.js';
 import { ProtocolTracker } from './protocol-tracker.js';
+import { resumeLoopSession } from './resume-loop-session.js';
+import { RunProgress, type UnfinishedRun } from './run-progress.js';
+
+/**
+ * What opening a session does with a run a crash left unfinished: `resume` keeps it open so the
+ * loop continues it in place (`openAgentLoop`), `fail` closes it as failed with code
+ * `interrupted` and answers its open tool calls.
+ */
+export type InterruptedRunPolicy = 'resume' | 'fail';
 
 export interface LoopSessionOptions {
   readonly store: SessionStore;
   readonly sessionId: string;
   readonly tokens?: TokenCounter | Promise<TokenCounter>;
   readonly encoding?: TokenEncoding;
+  /** Default `fail`: a session opened without a loop that resumes runs closes them. */
+  readonly interrupted?: InterruptedRunPolicy;
 }
 
 /**
@@ -42,12 +54,15 @@ export class LoopSession {
   readonly store: SessionStore;
   #projection = new SessionProjection();
   #tracker = new ProtocolTracker();
+  #progress = new RunProgress();
   #ledger = new ArtifactLedger();
+  readonly #interrupted: InterruptedRunPolicy;
   #tokens: Promise<TokenCounter>;
   #counter: TokenCounter | undefined;
   #opened: Promise<void> | undefined;
   #writes: Promise<unknown> = Promise.resolve();
   #activeRunId: string | null = null;
+  #resumed: UnfinishedRun | null = null;
   /** Runs of this loop whose `run-started` is in the log and whose `run-finished` is not yet. */
   readonly #loggedRuns = new Set<string>();
   #unclosedRun: { runId: string; finished: NewSessionEvent; openCallMessage: string } | undefined;
@@ -56,8 +71,15 @@ export class LoopSession {
   #countedEpoch = -1;
   #runs = 0;
 
-  constructor({ store, sessionId, tokens, encoding = 'o200k_base' }: LoopSessionOptions) {
+  constructor({
+    store,
+    sessionId,
+    tokens,
+    encoding = 'o200k_base',
+    interrupted = 'fail',
+  }: LoopSessionOptions) {
     this.store = store;
+    this.#interrupted = interrupted;
     this.sessionId = sessionId;
     // Loaded lazily: the encoding costs ~0.5 s and tens of MB, so only a running loop pays for it.
     this.#tokens =
@@ -73,7 +95,11 @@ export class LoopSession {
     return this.#projection.items;
   }
 
-  /** The artifact trail of everything the log holds, folded in as items are appended. */
+  /**
+   * The artifact trail of everything the log holds, folded in as items are appended. An indexed
+   * store (PostgreSQL) opens from the latest compaction marker: the ledger then folds the events
+   * read from there on, and the earlier trail is the one that marker's summary rendered.
+   */
   get ledger(): ArtifactLedger {
     return this.#ledger;
   }
@@ -105,6 +131,24 @@ export class LoopSession {
     return this.#tracker.pendingCalls;
   }
 
+  /** What the log says about the run in progress: started calls, approvals, decisions. */
+  get progress(): RunProgress {
+    return this.#progress;
+  }
+
+  /**
+   * The run a crash left unfinished, when the session was opened with `interrupted: 'resume'`
+   * and no loop has taken it up yet; null otherwise.
+   */
+  get unfinishedRun(): UnfinishedRun | null {
+    return this.#progress.unfinishedRun;
+  }
+
+  /** The run this loop took up from the log (`resumeRun`), or null when it took up none. */
+  get resumedRun(): UnfinishedRun | null {
+    return this.#resumed;
+  }
+
   hasSeenCallId(id: string): boolean {
     return this.#tracker.hasSeenCallId(id);
   }
@@ -130,19 +174,48 @@ export class LoopSession {
     this.#opened = undefined;
     this.#projection = new SessionProjection();
     this.#tracker = new ProtocolTracker();
+    this.#progress = new RunProgress();
     this.#ledger = new ArtifactLedger();
     this.#runs = 0;
     this.#countedEpoch = -1;
   }
 
   async #load(): Promise<void> {
-    let openRun: string | null = null;
-    for await (const event of this.store.read(this.sessionId)) {
-      this.#applyChecked(event);
+    // An indexed store (PostgreSQL) opens from the latest compaction marker, not from seq 1.
+    const resumed = isIndexedSessionStore(this.store)
+      ? await resumeLoopSession({ store: this.store, sessionId: this.sessionId })
+      : undefined;
+    let openRun: string | null = resumed?.openRun ?? null;
+    if (resumed !== undefined) {
+      this.#projection = resumed.projection;
+      this.#runs = resumed.runs;
+      await this.#followOpenRunBefore(resumed.openRunSeq, resumed.fromSeq);
+    }
+    const events =
+      resumed === undefined
+        ? this.store.read(this.sessionId)
+        : this.store.read(this.sessionId, { fromSeq: resumed.fromSeq });
+    for await (const event of events) {
+      if (resumed !== undefined && event.seq < resumed.markerSeq) this.#applyBeforeMarker(event);
+      else this.#applyChecked(event);
       if (event.type === 'run-started') openRun = event.runId;
       else if (event.type === 'run-finished') openRun = null;
     }
-    if (openRun !== null) await this.#recoverInterruptedRun(openRun);
+    if (openRun !== null && this.#interrupted === 'fail')
+      await this.#recoverInterruptedRun(openRun);
+  }
+
+  /**
+   * A run still open when the log is read from a marker may have started before it: its events
+   * up to there are read only for what resume and approvals need to know (started calls,
+   * requests, decisions, steps), not for the projection.
+   */
+  async #followOpenRunBefore(openRunSeq: number | null, fromSeq: number): Promise<void> {
+    if (openRunSeq === null || openRunSeq >= fromSeq) return;
+    for await (const event of this.store.read(this.sessionId, { fromSeq: openRunSeq })) {
+      if (event.seq >= fromSeq) break;
+      this.#progress.observe(event);
+    }
   }
 
   /** Applies an event read from the log (on open, or catching up), checked against the protocol. */
@@ -154,6 +227,18 @@ export class LoopSession {
       tracker: this.#tracker,
       sessionId,
     });
+    this.#progress.observe(event);
+    this.#ledger.apply(event);
+    if (event.type === 'run-started') this.#runs += 1;
+  }
+
+  /**
+   * Applies an event between a resumed marker's `throughSeq` and the marker: the tracker is
+   * rebuilt from the marker's whole history when the marker is applied, which checks it then.
+   */
+  #applyBeforeMarker(event: SessionEvent): void {
+    this.#projection.apply(event);
+    this.#progress.observe(event);
     this.#ledger.apply(event);
     if (event.type === 'run-started') this.#runs += 1;
   }
@@ -176,6 +261,19 @@ export class LoopSession {
 
   beginRun(runId: string): void {
     this.#activeRunId = runId;
+  }
+
+  /**
+   * Takes up a run the log shows unfinished, so this loop appends to it and closes it. Returns
+   * false when the log's unfinished run is another one (or none): nothing to resume.
+   */
+  resumeRun(runId: string): boolean {
+    const unfinished = this.#progress.unfinishedRun;
+    if (unfinished?.runId !== runId) return false;
+    this.#resumed = unfinished;
+    this.#activeRunId = runId;
+    this.#loggedRuns.add(runId);
+    return true;
   }
 
   /**
@@ -296,7 +394,10 @@ export class LoopSession {
     return next;
   }
 
-  async #appendNow(events: readonly NewSessionEvent[]): Promise<void> {
+  async #appendNow(offered: readonly NewSessionEvent[]): Promise<void> {
+    // The one door into the log: lone surrogates in user, tool or model text become U+FFFD
+    // here, so nothing logged (and so nothing sent later) is invalid Unicode.
+    const events = wellFormedValue(offered);
     this.#checkProtocol(events);
     let written: readonly SessionEvent[];
     try {
@@ -333,6 +434,7 @@ export class LoopSession {
     const epochBefore = this.#projection.replacements;
     for (const event of written) {
       this.#projection.apply(event);
+      this.#progress.observe(event);
       if (event.type === 'run-started') {
         this.#runs += 1;
         this.#loggedRuns.add(event.runId);

@@ -1,22 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { UserContent } from '../../machines/agent-loop.types.js';
 import { LoopNotRunningError } from '../errors/loop-not-running-error.js';
-import type { RunFinished } from '../events/telemetry-events.js';
 import type { AgentLoopActor } from './create-agent-loop.js';
 import { isLoopRunning } from './is-loop-running.js';
-import { type TurnRecord, turnRecord } from './turn-record.js';
+import { type TurnResult, waitForTurn } from './run-pause.js';
 
-/**
- * What one turn produced, read from the session log: a host needs no `session.items`. It is
- * the run's `RunFinished` event (`outcome`, `error`, `runId`, `steps`, ...) plus its output.
- */
-export interface TurnResult extends RunFinished, TurnRecord {}
+export type { FinishedTurn, PausedTurn, TurnOutcome, TurnResult } from './run-pause.js';
 
 /**
  * Sends one user message and resolves with the result of the run that message starts, even
  * when other messages are queued or other `runTurn` calls overlap: the message carries a run
- * id chosen here, and only that run's events count. Rejects with `LoopNotRunningError` when the
- * loop was never started, is stopped or closed, or stops before the run finishes.
+ * id chosen here, and only that run's events count. Resolves when the run finishes, or when it
+ * pauses for approval (`outcome: 'awaiting_approval'`, with the `pending` calls; go on with
+ * `decide`). Rejects with `LoopNotRunningError` when the loop was never started, is stopped or
+ * closed, or stops before the run finishes. A run that finished always resolves: when only
+ * reading its events back fails, the result carries `recordError` (and no text, items or usage)
+ * instead of rejecting.
  *
  * @example
  * ```ts
@@ -37,43 +36,10 @@ export function runTurn(loop: AgentLoopActor, content: UserContent): Promise<Tur
       ),
     );
   }
-  const { sessionId } = loop.session;
-  const runId = `${sessionId}:run-${randomUUID()}`;
-  return new Promise((resolve, reject) => {
-    // Events appended before the run started belong to other runs; reading from here is enough.
-    let fromSeq = 1;
-    const started = loop.on('RunStarted', (event) => {
-      if (event.runId === runId) fromSeq = loop.session.lastSeq + 1;
-    });
-    const finished = loop.on('RunFinished', (event) => {
-      if (event.runId !== runId) return;
-      cleanUp();
-      turnRecord({ session: loop.session, runId, fromSeq }).then(
-        (record) => resolve({ ...event, ...record }),
-        reject,
-      );
-    });
-    const stopped = loop.subscribe({
-      complete: () => {
-        cleanUp();
-        reject(new LoopNotRunningError(`runTurn: the loop stopped before run ${runId} finished`));
-      },
-      error: (error) => {
-        cleanUp();
-        reject(
-          new LoopNotRunningError(`runTurn: the loop failed before run ${runId} finished`, {
-            cause: error,
-          }),
-        );
-      },
-    });
-    function cleanUp(): void {
-      started.unsubscribe();
-      finished.unsubscribe();
-      stopped.unsubscribe();
-    }
-    loop.send({ type: 'user.message', content, runId });
-  });
+  const runId = `${loop.session.sessionId}:run-${randomUUID()}`;
+  const result = waitForTurn(loop, runId, { decided: [], fromLog: false });
+  loop.send({ type: 'user.message', content, runId });
+  return result;
 }
 
 function loopState(loop: AgentLoopActor): string {

@@ -1,6 +1,8 @@
+import type { SerializedError } from '../events/telemetry-events.js';
 import type { ModelUsage } from '../model/types.js';
 import type { Item } from '../transcript/types.js';
 import type { LoopSession } from './loop-session.js';
+import { serializeError } from './serialize-error.js';
 
 /** What one run added to the session, as its log records it. */
 export interface TurnRecord {
@@ -10,6 +12,22 @@ export interface TurnRecord {
   readonly itemsAdded: readonly Item[];
   /** Usage summed over the run's inferences (zeros when the model reported none). */
   readonly usage: ModelUsage;
+  /**
+   * Set when the run finished but its events could not be read back (the store failed after
+   * the run was logged): `text` is undefined, `itemsAdded` empty and `usage` zeros, while the
+   * outcome is still the run's. Read the session later for the rest; do not send again.
+   */
+  readonly recordError?: SerializedError;
+}
+
+/** The record of a finished run whose events could not be read back. */
+export function unavailableRecord(error: unknown): TurnRecord {
+  return {
+    text: undefined,
+    itemsAdded: [],
+    usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0 },
+    recordError: serializeError(error),
+  };
 }
 
 /**

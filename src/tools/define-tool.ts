@@ -28,6 +28,8 @@ export function defineTool<Args = Record<string, unknown>>(
     description: definition.description,
     parameters: deepFreeze(copySchema(definition.name, definition.parameters)),
     ...(definition.timeoutMs === undefined ? {} : { timeoutMs: definition.timeoutMs }),
+    ...(definition.needsApproval === undefined ? {} : { needsApproval: definition.needsApproval }),
+    ...(definition.idempotent === undefined ? {} : { idempotent: definition.idempotent }),
     // Called through the original object so an `execute` method that uses `this` keeps working.
     execute: (args, options) => definition.execute(args, options),
   };

@@ -38,11 +38,24 @@ export interface ExecuteToolCallsOptions {
   readonly defaultTimeoutMs?: number;
   readonly onCallStarted?: (info: ToolCallStartedInfo) => void;
   readonly onCallFinished?: (info: ToolCallFinishedInfo) => void;
+  /**
+   * Each call's result as soon as that call settles (completion order), after its
+   * `onCallFinished`: a caller can record a finished call before slower ones are done.
+   */
+  readonly onResult?: (result: ToolResultItem) => void;
   /** Receives what a throwing `onCallStarted` / `onCallFinished` threw; execution goes on. */
   readonly onCallbackError?: (error: unknown) => void;
   /** Id for each result item. */
   readonly createId?: () => string;
+  /**
+   * The most calls that run at once; the rest wait for a free slot, in call order. Default
+   * `DEFAULT_MAX_PARALLEL_TOOLS` (16): a model can ask for thousands of calls in one answer.
+   */
+  readonly maxConcurrency?: number;
 }
+
+/** Tool calls of one answer that run at once unless a loop says otherwise (`maxParallelTools`). */
+export const DEFAULT_MAX_PARALLEL_TOOLS = 16;
 
 interface CallOutcome {
   readonly content: string;
@@ -85,14 +98,22 @@ export async function executeToolCalls({
   defaultTimeoutMs = 60_000,
   onCallStarted,
   onCallFinished,
+  onResult,
   onCallbackError = (error) => console.error('loopkeeper: a tool call callback threw', error),
   createId = () => createItemId(),
+  maxConcurrency = DEFAULT_MAX_PARALLEL_TOOLS,
 }: ExecuteToolCallsOptions): Promise<ToolResultItem[]> {
   const registry = Array.isArray(tools) ? createToolRegistry(tools) : (tools as ToolRegistry);
   if (!isValidTimeout(defaultTimeoutMs)) {
     throw new ConfigError(
       `defaultTimeoutMs must be a whole number of milliseconds from 1 to 2147483647 (got ${defaultTimeoutMs}).`,
       { code: 'config_invalid_timeout' },
+    );
+  }
+  if (!(Number.isSafeInteger(maxConcurrency) && maxConcurrency >= 1)) {
+    throw new ConfigError(
+      `maxConcurrency must be a whole number of 1 or more (got ${maxConcurrency}).`,
+      { code: 'config' },
     );
   }
   const notify = <Info>(callback: ((info: Info) => void) | undefined, info: Info): void => {
@@ -102,33 +123,31 @@ export async function executeToolCalls({
       onCallbackError(error);
     }
   };
-  const outcomes = await Promise.all(
-    calls.map(async (call): Promise<CallOutcome> => {
-      const identity = { callId: call.id, toolName: call.name };
-      const startedAt = performance.now();
-      notify(onCallStarted, identity);
-      const outcome = await settleCall({ registry, call, signal, defaultTimeoutMs });
-      notify(onCallFinished, {
-        ...identity,
-        isError: outcome.isError,
-        durationMs: performance.now() - startedAt,
-        outputLength: outcome.content.length,
-      });
-      return outcome;
-    }),
-  );
   // Ids are made in call order, not completion order, so sequential id schemes follow the transcript.
-  return calls.map((call, index) => {
-    const outcome = outcomes[index] as CallOutcome;
-    return {
+  const ids = calls.map(() => createId());
+  const runCall = async (call: ToolCall, index: number): Promise<ToolResultItem> => {
+    const identity = { callId: call.id, toolName: call.name };
+    const startedAt = performance.now();
+    notify(onCallStarted, identity);
+    const outcome = await settleCall({ registry, call, signal, defaultTimeoutMs });
+    notify(onCallFinished, {
+      ...identity,
+      isError: outcome.isError,
+      durationMs: performance.now() - startedAt,
+      outputLength: outcome.content.length,
+    });
+    const result: ToolResultItem = {
       kind: 'toolResult',
-      id: createId(),
+      id: ids[index] as string,
       callId: call.id,
       toolName: call.name,
       content: outcome.content,
       isError: outcome.isError,
     };
-  });
+    notify(onResult, result);
+    return result;
+  };
+  return inSlots({ calls, slots: maxConcurrency, run: runCall });
 }
 
 /**
@@ -262,4 +281,31 @@ function runWithDeadline(options: {
 
 function failure(content: string): CallOutcome {
   return { content, isError: true };
+}
+
+/**
+ * Runs `run` over `calls` with at most `slots` at once, starting them in order; the outcomes
+ * come back in call order. A call waiting for a slot when the run is aborted starts, sees the
+ * aborted signal and settles at once as aborted.
+ */
+async function inSlots({
+  calls,
+  slots,
+  run,
+}: {
+  readonly calls: readonly ToolCall[];
+  readonly slots: number;
+  readonly run: (call: ToolCall, index: number) => Promise<ToolResultItem>;
+}): Promise<ToolResultItem[]> {
+  const outcomes: ToolResultItem[] = new Array(calls.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < calls.length) {
+      const index = next;
+      next += 1;
+      outcomes[index] = await run(calls[index] as ToolCall, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(slots, calls.length) }, worker));
+  return outcomes;
 }

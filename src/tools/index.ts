@@ -1,5 +1,6 @@
 /** The `loopkeeper/tools` entry: tool definitions, the registry and parallel tool execution. */
 
+export { hashToolArguments } from './arguments-hash.js';
 export { defineTool } from './define-tool.js';
 export {
   createAbortedToolResults,
@@ -9,6 +10,11 @@ export {
   type ToolCallStartedInfo,
 } from './execute-tool-calls.js';
 export { createToolRegistry, type ToolRegistry, toolSpecs } from './tool-registry.js';
-export type { AnyToolDefinition, ToolDefinition, ToolExecutionOptions } from './types.js';
+export type {
+  AnyToolDefinition,
+  ToolApprovalContext,
+  ToolDefinition,
+  ToolExecutionOptions,
+} from './types.js';
 export { updatePlanTool } from './update-plan-tool.js';
 export { TOOL_NAME_PATTERN } from './validate-tool-definition.js';

@@ -39,7 +39,8 @@ export function assertValidToolDefinition(definition: unknown): void {
 
 function findDefinitionProblems(definition: Record<string, unknown>): string[] {
   const problems: string[] = [];
-  const { name, description, parameters, timeoutMs, execute } = definition;
+  const { name, description, parameters, timeoutMs, execute, needsApproval, idempotent } =
+    definition;
   if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
     problems.push(
       `name must be 1 to 64 letters, digits, underscores or hyphens (got ${describe(name)})`,
@@ -53,6 +54,18 @@ function findDefinitionProblems(definition: Record<string, unknown>): string[] {
     problems.push(
       `timeoutMs must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS} (got ${describe(timeoutMs)})`,
     );
+  }
+  if (
+    needsApproval !== undefined &&
+    typeof needsApproval !== 'boolean' &&
+    typeof needsApproval !== 'function'
+  ) {
+    problems.push(
+      `needsApproval must be true, false or a function (got ${describe(needsApproval)})`,
+    );
+  }
+  if (idempotent !== undefined && typeof idempotent !== 'boolean') {
+    problems.push(`idempotent must be true or false (got ${describe(idempotent)})`);
   }
   if (typeof execute !== 'function') {
     problems.push(`execute must be a function (got ${describe(execute)})`);

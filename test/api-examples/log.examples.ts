@@ -6,15 +6,18 @@ import {
   assertValidSessionId,
   buildReplacementView,
   createProjection,
+  isIndexedSessionStore,
   isValidSessionId,
   loadProjection,
   MAX_SESSION_ID_LENGTH,
   MemorySessionStore,
+  resumeProjection,
   SESSION_EVENT_TYPES,
   SESSION_SCHEMA_VERSION,
   type SessionEventType,
   SessionProjection,
 } from 'loopkeeper/log';
+import { PostgresSessionStore } from 'loopkeeper/postgres';
 
 // assertValidSessionId: src/log/session-id.ts
 export async function example_assertValidSessionId(): Promise<void> {
@@ -47,6 +50,11 @@ export async function example_createProjection(): Promise<void> {
   console.log(createProjection({ events }).items.length); // 1
 }
 
+// isIndexedSessionStore: src/log/store.ts
+export async function example_isIndexedSessionStore(): Promise<void> {
+  console.log(isIndexedSessionStore(new MemorySessionStore())); // false: it reads the log
+}
+
 // isValidSessionId: src/log/session-id.ts
 export async function example_isValidSessionId(): Promise<void> {
   console.log(isValidSessionId('support-42'), isValidSessionId('../secrets')); // true false
@@ -65,6 +73,14 @@ export async function example_MAX_SESSION_ID_LENGTH(): Promise<void> {
     .replaceAll('/', '-')
     .slice(0, MAX_SESSION_ID_LENGTH);
   console.log(sessionId.length);
+}
+
+// resumeProjection: src/log/resume-projection.ts
+export async function example_resumeProjection(): Promise<void> {
+  const store = new PostgresSessionStore({ connectionString: 'postgres://app@localhost/app' });
+  const { projection, fromSeq } = await resumeProjection({ store, sessionId: 'support-42' });
+  for await (const event of store.read('support-42', { fromSeq })) projection.apply(event);
+  console.log(projection.items.length, projection.lastSeq);
 }
 
 // SESSION_EVENT_TYPES: src/log/events.ts

@@ -3,8 +3,10 @@
 
 import {
   AbortedError,
+  type AgentLoopActor,
   agentLoopMachine,
   agentSummarizer,
+  ApprovalError,
   COMPACTION_SUMMARY_NAME,
   CompactionError,
   ConcurrencyError,
@@ -16,6 +18,7 @@ import {
   createCompactor,
   createTelemetryHub,
   createTokenCounter,
+  decide,
   defineTool,
   dropFailedToolResults,
   dropReasoning,
@@ -38,10 +41,12 @@ import {
   openAgentLoop,
   openAIChatModel,
   openAISummarizer,
+  pendingApprovals,
   pipeline,
   ProtocolError,
   pruneToolResults,
   repairTranscript,
+  resumeRun,
   runTurn,
   StoreError,
   summarizeOlder,
@@ -88,6 +93,18 @@ export async function example_agentSummarizer(): Promise<void> {
       model: new ScriptedModel({ turns: [{ text: '## Goal\nShip.' }] }),
     }),
   });
+}
+
+// ApprovalError: src/errors/approval-error.ts
+export async function example_ApprovalError(): Promise<void> {
+  async function approveOnce(loop: AgentLoopActor, callId: string) {
+    try {
+      return await decide(loop, { callId, approved: true });
+    } catch (error) {
+      if (ApprovalError.isInstance(error) && error.code === 'approval_already_decided') return null;
+      throw error;
+    }
+  }
 }
 
 // COMPACTION_SUMMARY_NAME: src/transcript/types.ts
@@ -191,6 +208,30 @@ export async function example_createTokenCounter(): Promise<void> {
   const counter = await createTokenCounter({ encoding: 'o200k_base' });
   const tokens = counter.count([{ kind: 'user', id: 'u1', content: 'How large is this?' }]);
   console.log(`${tokens} tokens`);
+}
+
+// decide: src/runtime/run-pause.ts
+export async function example_decide(): Promise<void> {
+  const deploy = defineTool({
+    name: 'deploy',
+    description: 'Deploys the site.',
+    parameters: { type: 'object', properties: {} },
+    needsApproval: true,
+    execute: async () => 'deployed',
+  });
+  const model = new ScriptedModel({
+    turns: [{ toolCalls: [{ id: 'c1', name: 'deploy', arguments: {} }] }, { text: 'Done.' }],
+  });
+  const loop = createAgentLoop({ model, tools: [deploy] });
+  loop.start();
+  let result = await runTurn(loop, 'Deploy it.');
+  while (result.outcome === 'awaiting_approval') {
+    result = await decide(
+      loop,
+      result.pending.map((call) => ({ callId: call.callId, approved: true })),
+    );
+  }
+  console.log(result.outcome, result.text); // completed Done.
 }
 
 // defineTool: src/tools/define-tool.ts
@@ -393,6 +434,16 @@ export async function example_openAISummarizer(): Promise<void> {
   });
 }
 
+// pendingApprovals: src/runtime/wait-for-turn.ts
+export async function example_pendingApprovals(): Promise<void> {
+  const loop = await openAgentLoop({
+    model: new ScriptedModel({ turns: [] }),
+    store: new FileSessionStore({ directory: './sessions' }),
+    sessionId: 'deploy-7',
+  });
+  for (const call of pendingApprovals(loop)) console.log(call.toolName, call.arguments);
+}
+
 // pipeline: src/compaction/pipeline.ts
 export async function example_pipeline(): Promise<void> {
   // Cheap steps first: the pipeline stops once the transcript is under the target.
@@ -436,6 +487,18 @@ export async function example_repairTranscript(): Promise<void> {
     { kind: 'assistant', id: 'a1', toolCalls: [{ id: 'c1', name: 'ls', arguments: '{}' }] },
   ]);
   console.log(repairs.length, validateTranscript(items)); // 1 repair, no problems
+}
+
+// resumeRun: src/runtime/run-pause.ts
+export async function example_resumeRun(): Promise<void> {
+  const loop = await openAgentLoop({
+    model: new ScriptedModel({ turns: [{ text: 'Picked up where I stopped.' }] }),
+    store: new FileSessionStore({ directory: './sessions' }),
+    sessionId: 'support-42',
+  });
+  loop.start();
+  const resumed = await resumeRun(loop); // null when the last run had finished
+  console.log(resumed?.outcome);
 }
 
 // runTurn: src/runtime/run-turn.ts

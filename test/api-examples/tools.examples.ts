@@ -7,6 +7,7 @@ import {
   createAbortedToolResults,
   createToolRegistry,
   executeToolCalls,
+  hashToolArguments,
   TOOL_NAME_PATTERN,
   toolSpecs,
   updatePlanTool,
@@ -50,6 +51,11 @@ export async function example_executeToolCalls(): Promise<void> {
     defaultTimeoutMs: 5_000,
   });
   console.log(results.map((result) => result.isError)); // [false, true]: unknown tool
+}
+
+// hashToolArguments: src/tools/arguments-hash.ts
+export async function example_hashToolArguments(): Promise<void> {
+  console.log(hashToolArguments('{"path":"README.md"}')); // sha256:…
 }
 
 // TOOL_NAME_PATTERN: src/tools/validate-tool-definition.ts

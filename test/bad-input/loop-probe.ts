@@ -12,7 +12,7 @@ import {
 } from 'loopkeeper';
 import type { Compactor } from 'loopkeeper/compaction';
 import type { UserContent } from 'loopkeeper/machines';
-import type { RunFinished } from 'loopkeeper/runtime';
+import type { TurnResult } from 'loopkeeper/runtime';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import type { AnyToolDefinition } from 'loopkeeper/tools';
 import { keepsPrefix } from '../faults/fault-row.js';
@@ -33,9 +33,9 @@ export interface LoopProbeOptions {
 
 export interface LoopProbe {
   /** The run the bad input went into. */
-  readonly finished: RunFinished;
+  readonly finished: TurnResult;
   /** One more, well-formed turn sent afterwards. */
-  readonly next: RunFinished;
+  readonly next: TurnResult;
   /** The actor was back in `idle` with nothing queued after the bad run. */
   readonly idle: boolean;
   /** Events logged before the bad input are an unchanged prefix of the log after it. */

@@ -1,7 +1,10 @@
-import { createTokenCounter, type Item } from 'loopkeeper';
+import { createTokenCounter, fromChatMessages, type Item } from 'loopkeeper';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { renderCompactReport } from '../../src/cli/compact/compact-report.js';
 import { compactTranscript } from '../../src/cli/compact/compact-transcript.js';
+import { DEFAULT_STRATEGIES } from '../../src/cli/compact/strategy-catalog.js';
+import { loadTranscriptFixtures } from '../support/transcripts.js';
 
 let tokens: TokenCounter;
 beforeAll(async () => {
@@ -53,5 +56,54 @@ describe('compactTranscript (loopkeeper compact)', () => {
     });
     expect(result.after[0]).toBe(systemPrompt);
     expect(result.tokensAfter).toBeLessThanOrEqual(targetTokens);
+  });
+});
+
+describe('the compact report', () => {
+  // The strategy rows and the verdict speak of the whole transcript, system prompt included,
+  // against the budget the header prints, so the figures add up.
+  it.each(
+    loadTranscriptFixtures().flatMap((fixture) =>
+      [2_000, 6_000, 8_192].map((maxTokens) => [fixture.file, maxTokens, fixture] as const),
+    ),
+  )('adds up for %s under --max-tokens %d', async (_, maxTokens, fixture) => {
+    const targetTokens = Math.floor(maxTokens * 0.6);
+    const result = await compactTranscript({
+      items: fromChatMessages(fixture.messages),
+      strategies: DEFAULT_STRATEGIES,
+      budget: { maxTokens, targetTokens },
+      protectTokens: Math.floor(targetTokens / 2),
+      tokens,
+    });
+    expect(result.instructionTokens).toBeGreaterThan(0);
+    expect(result.steps[0]?.tokensBefore).toBe(result.tokensBefore);
+    for (const [index, step] of result.steps.entries()) {
+      if (index > 0) expect(step.tokensBefore).toBe(result.steps[index - 1]?.tokensAfter);
+    }
+    expect(result.steps.at(-1)?.tokensAfter).toBe(result.tokensAfter);
+    const report = renderCompactReport({
+      facts: {
+        input: fixture.file,
+        output: 'out.json',
+        strategies: DEFAULT_STRATEGIES,
+        maxTokens,
+        targetTokens,
+        protectTokens: Math.floor(targetTokens / 2),
+        encoding: 'o200k_base',
+      },
+      result,
+      messagesBefore: 0,
+      messagesAfter: 0,
+      repairs: [],
+      written: true,
+    });
+    const verdict = report.split('\n').find((line) => line.startsWith('The result is'));
+    if (result.tokensAfter <= targetTokens) expect(verdict).toMatch(/at or below the target/);
+    else expect(verdict).not.toMatch(/at or below the target/);
+    if (result.tokensAfter > targetTokens && result.tokensAfter <= maxTokens) {
+      expect(verdict).toMatch(/above the target/);
+    } else {
+      expect(verdict).not.toMatch(/above the target/);
+    }
   });
 });

@@ -76,12 +76,13 @@ describe('loopkeeper compact', () => {
     expect(tokens.count(items)).toBe(report.after.tokens);
     expect(tokens.count(fromChatMessages(original.messages))).toBe(report.before.tokens);
     expect(written.messages.length).toBeLessThan(original.messages.length);
-    // The summary arrives as a system message tagged as loopkeeper's.
+    // The summary arrives as fenced reference data in a user message, never as a system one.
     expect(
       written.messages.some(
         (message: { role: string; content: string }) =>
-          message.role === 'system' &&
-          message.content.includes('reference record of earlier conversation'),
+          message.role === 'user' &&
+          message.content.startsWith('Reference record of earlier conversation') &&
+          message.content.includes('```text\nThis is a reference record of earlier conversation'),
       ),
     ).toBe(true);
   });
@@ -125,7 +126,7 @@ describe('loopkeeper compact', () => {
     expect(validateTranscript(fromChatMessages(written))).toEqual([]);
   });
 
-  it('refuses a protocol-invalid transcript with one line and exit code 1', async () => {
+  it('refuses a protocol-invalid transcript with one line that names the file and exit code 1', async () => {
     const broken = join(directory, 'broken.json');
     await import('node:fs/promises').then(({ writeFile }) =>
       writeFile(broken, JSON.stringify([{ role: 'tool', tool_call_id: 'nowhere', content: 'x' }])),
@@ -133,6 +134,10 @@ describe('loopkeeper compact', () => {
     const result = await runLoopkeeper(['compact', broken]);
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(/^loopkeeper compact: error: Transcript is not protocol-valid/);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^loopkeeper compact: error: ${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a valid transcript: .*run with --repair`,
+      ),
+    );
   });
 });

@@ -231,7 +231,7 @@ describe('loopkeeper inspect', () => {
       while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
     };
     await until(() => stdout.includes('Press Enter to start'));
-    const viewer = createWebSocketReceiver({ server: `ws://localhost:${port}` });
+    const viewer = createWebSocketReceiver({ server: `ws://127.0.0.1:${port}` });
     viewer.subscribe((event) => received.push(event));
     await new Promise((resolve) => setTimeout(resolve, 200));
     stdin.write('\n');
@@ -239,7 +239,7 @@ describe('loopkeeper inspect', () => {
     await until(() => received.filter((event) => event.type === '@xstate.snapshot').length >= 12);
     stdin.write('\n');
     expect(await exit).toBe(0);
-    expect(stdout).toContain(`Inspector relay: ws://localhost:${port}`);
+    expect(stdout).toContain(`Inspector relay: ws://127.0.0.1:${port}`);
     expect(stdout).toContain(`Replayed ${sessionId}:`);
     const states = received
       .filter((event) => event.type === '@xstate.snapshot')
@@ -251,5 +251,33 @@ describe('loopkeeper inspect', () => {
     expect(states).toEqual(
       replaySteps({ sessionId, events }).map((step) => stateValueOf(step.state)),
     );
+  });
+});
+
+describe('loopkeeper inspect on a busy port', () => {
+  it('names its own flag, --port, in the advice', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, resolve));
+    const { port } = busy.address() as { port: number };
+    let stderr = '';
+    const output = {
+      write: (chunk: string) => {
+        stderr += chunk;
+        return true;
+      },
+      isTTY: false,
+    };
+    try {
+      const code = await runCli({
+        argv: ['inspect', join(directory, `${sessionId}.jsonl`), '--port', String(port)],
+        environment: { stdout: output, stderr: output, env: {}, cwd: directory },
+      });
+      expect(code).toBe(1);
+      expect(stderr.trim()).toBe(
+        `loopkeeper inspect: error: Port ${port} is in use; choose another with --port`,
+      );
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
   });
 });

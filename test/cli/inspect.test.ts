@@ -49,17 +49,17 @@ describe('loopkeeper demo --inspect', () => {
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
       // Connect as a viewer once the relay says where it is; it replays what it buffered.
-      if (!subscribed && stdout.includes(`ws://localhost:${port}`)) {
+      if (!subscribed && stdout.includes(`ws://127.0.0.1:${port}`)) {
         subscribed = true;
-        createWebSocketReceiver({ server: `ws://localhost:${port}` }).subscribe((event) => {
+        createWebSocketReceiver({ server: `ws://127.0.0.1:${port}` }).subscribe((event) => {
           received.push(event);
         });
       }
     });
     const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
     expect(code).toBe(0);
-    expect(stdout).toContain(`Inspector relay: ws://localhost:${port}`);
-    expect(stdout).toContain(`Open http://localhost:${port} in a browser`);
+    expect(stdout).toContain(`Inspector relay: ws://127.0.0.1:${port}`);
+    expect(stdout).toContain(`Open http://127.0.0.1:${port} in a browser`);
     expect(stdout).toContain('Summary');
     expect(received.length).toBeGreaterThan(0);
     expect(received.some((event) => event.type === '@xstate.snapshot')).toBe(true);

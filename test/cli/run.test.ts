@@ -1,9 +1,10 @@
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type FakeOpenAIServer, startFakeOpenAIServer } from 'loopkeeper/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { childEnvironment, ensureCliBuilt, runLoopkeeper } from './support/cli-process.js';
+import { binPath, childEnvironment, ensureCliBuilt, runLoopkeeper } from './support/cli-process.js';
 
 describe('loopkeeper run', () => {
   let directory: string;
@@ -78,7 +79,7 @@ describe('loopkeeper run', () => {
     const toolNames = server.requests[0]?.body?.tools?.map((tool) =>
       tool.type === 'function' ? tool.function.name : '',
     );
-    expect(toolNames).toEqual(['list_files', 'read_file', 'search_text']);
+    expect(toolNames).toEqual(['list_files', 'read_file', 'search_text', 'write_file']);
     const lastMessages = server.requests[2]?.body?.messages ?? [];
     const toolMessages = lastMessages.filter((message) => message.role === 'tool');
     expect(toolMessages.map((message) => message.content)).toEqual([
@@ -148,6 +149,40 @@ describe('loopkeeper run', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     const failure = result.stderr.trim().split('\n').at(-1);
-    expect(failure).toMatch(/^loopkeeper run: the run ended failed: ModelError: /);
+    expect(failure).toMatch(/^loopkeeper run: error: the run ended failed: ModelError: /);
+  });
+
+  it('exits 130 on Ctrl+C (SIGINT) and says the session log keeps what was done', async () => {
+    let requested: () => void = () => undefined;
+    const request = new Promise<void>((resolve) => {
+      requested = resolve;
+    });
+    // The reply never comes: the run is mid-inference when it is interrupted.
+    server = await startFakeOpenAIServer({
+      apiKey: 'test-key',
+      handler: () => {
+        requested();
+        return new Promise(() => undefined);
+      },
+    });
+    const child = spawn(
+      process.execPath,
+      [binPath, 'run', 'wait for it', '--cwd', workspace, '--dir', sessions, '--model', 'm'],
+      {
+        env: childEnvironment({ OPENAI_API_KEY: 'test-key', OPENAI_BASE_URL: server.url }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    await request;
+    child.kill('SIGINT');
+    expect(await closed).toBe(130);
+    expect(stderr.trim().split('\n').at(-1)).toMatch(
+      /^loopkeeper run: interrupted \(Ctrl\+C\); the session log keeps everything so far: continue with --session \S+$/,
+    );
   });
 });

@@ -59,6 +59,9 @@ describe('loopkeeper show', () => {
     expect(stdout).toContain(`Session ${demo.sessionId}`);
     expect(stdout.match(/ run started /g)?.length).toBe(25);
     expect(stdout.match(/ run finished /g)?.length).toBe(25);
+    // Some recorded turns take one model request: "after 1 step", never "after 1 steps".
+    expect(stdout).toMatch(/ completed after 1 step$/m);
+    expect(stdout).not.toMatch(/after 1 steps/);
     expect(stdout.match(/ compaction {2,}tier /g)?.length).toBe(demo.compactions);
     expect(stdout).toMatch(/replaced \d+ items: /);
     expect(stdout).toMatch(/kept \d+ items/);

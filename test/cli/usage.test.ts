@@ -44,6 +44,11 @@ describe.concurrent('loopkeeper command line', () => {
       /^loopkeeper run: --max-steps must be a whole number >= 1 \(got "-1"\)$/,
       'Usage: loopkeeper run ',
     ],
+    [
+      ['inspect', 'some-session', '--port', '70000'],
+      /^loopkeeper inspect: --port must be a whole number from 1 to 65535 \(got "70000"\)$/,
+      'Usage: loopkeeper inspect ',
+    ],
     [['demo', 'extra'], /^loopkeeper demo: unexpected argument "extra"/, 'Usage: loopkeeper demo '],
     [['show'], /^loopkeeper show: missing <session>/, 'Usage: loopkeeper show <session>'],
     [
@@ -95,6 +100,9 @@ describe.concurrent('loopkeeper command line', () => {
     const version = await runLoopkeeper(['--version']);
     expect(version.code).toBe(0);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    const short = await runLoopkeeper(['-v']);
+    expect(short.code).toBe(0);
+    expect(short.stdout).toBe(version.stdout);
   });
 
   it('reports a runtime failure as one line with exit code 1, and the stack only with --verbose', async () => {

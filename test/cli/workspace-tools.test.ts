@@ -1,4 +1,13 @@
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import {
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  realpath,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { executeToolCalls } from 'loopkeeper/tools';
@@ -93,5 +102,50 @@ describe('createWorkspaceTools', () => {
     const capped = await call('search_text', { pattern: 'line' });
     expect(capped.content.split('\n')).toHaveLength(DEFAULT_WORKSPACE_LIMITS.maxMatches + 1);
     expect(capped.content).toContain(`stopped at ${DEFAULT_WORKSPACE_LIMITS.maxMatches} matches`);
+  });
+
+  it('declares write_file, and only write_file, as needing approval', () => {
+    const tools = createWorkspaceTools({ root });
+    expect(tools.map((tool) => [tool.name, tool.needsApproval ?? false])).toEqual([
+      ['list_files', false],
+      ['read_file', false],
+      ['search_text', false],
+      ['write_file', true],
+    ]);
+  });
+
+  it('writes a file, creating missing directories, and replaces it whole', async () => {
+    const created = await call('write_file', { path: 'out/new/notes.md', content: 'first\n' });
+    expect(created).toMatchObject({
+      isError: false,
+      content: 'Created out/new/notes.md (6 characters).',
+    });
+    const replaced = await call('write_file', { path: 'out/new/notes.md', content: 'second' });
+    expect(replaced.content).toBe('Replaced out/new/notes.md (6 characters).');
+    expect(await readFile(join(root, 'out', 'new', 'notes.md'), 'utf8')).toBe('second');
+    // Written through a temporary file and a rename: nothing else is left behind.
+    expect(await readdir(join(root, 'out', 'new'))).toEqual(['notes.md']);
+  });
+
+  it.each([
+    { path: '../written.txt' },
+    { path: join('..', 'root', '..', 'written.txt') },
+    { path: '/tmp/loopkeeper-written.txt' },
+    { path: 'escape.txt' },
+    { path: 'escape-dir/written.txt' },
+    { path: 'escape-dir/new/written.txt' },
+    { path: '.' },
+  ])('refuses to write %j: the path leaves the working directory', async ({ path }) => {
+    const result = await call('write_file', { path, content: 'overwritten' });
+    expect(result.isError).toBe(true);
+    expect(result.content).toContain('outside the working directory');
+    expect(await readFile(join(outside, 'secret.txt'), 'utf8')).toBe('do not read\n');
+    expect((await readdir(outside)).sort()).toEqual(['root', 'secret.txt']);
+  });
+
+  it('refuses to write over a directory', async () => {
+    const result = await call('write_file', { path: 'src', content: 'x' });
+    expect(result.isError).toBe(true);
+    expect(result.content).toContain('is a directory');
   });
 });

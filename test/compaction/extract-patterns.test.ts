@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { looksLikeError } from '../../src/compaction/summarizers/extract-patterns.js';
+import { findUrls, looksLikeError } from '../../src/compaction/summarizers/extract-patterns.js';
 import { loadTranscriptFixtures } from '../support/transcripts.js';
 
 // The error-line patterns as first written, with the module-name prefix on the second one.
@@ -64,5 +64,26 @@ describe('looksLikeError', () => {
     const differing = lines.filter((line) => looksLikeError(line) !== asWritten(line));
     expect(differing).toEqual([]);
     expect(lines.some(asWritten)).toBe(true);
+  });
+});
+
+describe('findUrls', () => {
+  it('leaves the sentence punctuation after a URL out of it', () => {
+    const text =
+      'Log in at http://web.chal.example:8080/login, then see https://owncloud.org. ' +
+      'Docs: https://example.com/a?b=1&c=2; (also https://example.com/x/)! Really? https://e.org/?';
+    expect(findUrls(text)).toEqual([
+      'http://web.chal.example:8080/login',
+      'https://owncloud.org',
+      'https://example.com/a?b=1&c=2',
+      'https://example.com/x/',
+      'https://e.org/',
+    ]);
+  });
+
+  it('keeps a URL that ends in a path, query or fragment whole', () => {
+    expect(findUrls('GET https://a.example/v1/items?id=7#top done')).toEqual([
+      'https://a.example/v1/items?id=7#top',
+    ]);
   });
 });

@@ -58,6 +58,27 @@ describe('the API reference (scripts/api-reference.ts)', () => {
     expect(written).toBe(reference.files.get(path));
   });
 
+  // Each value's example is on the page, once: under the first entry that exports it.
+  it('shows every value with its example in docs/api.md', () => {
+    const page = readFileSync(join(repositoryRoot, 'docs', 'api.md'), 'utf8');
+    const shown = new Set<string>();
+    for (const entry of entries) {
+      for (const value of entry.values) {
+        const key = `${value.declaredIn}#${value.declaredName}`;
+        const marker = `<!-- api-example: ${entry.specifier} ${value.name} -->\n\`\`\`ts\n${value.example}\n\`\`\``;
+        if (shown.has(key)) {
+          expect(page, `${entry.specifier} ${value.name}`).toContain(
+            `- \`${value.name}\`${value.literal === undefined ? '' : ` = \`${value.literal}\``} (also in`,
+          );
+        } else {
+          expect(page, `${entry.specifier} ${value.name}`).toContain(marker);
+          shown.add(key);
+        }
+      }
+    }
+    expect(shown.size).toBeGreaterThan(150);
+  });
+
   it('gives every entry a purpose from its module comment', () => {
     for (const entry of entries) expect(entry.purpose, entry.source).toBeDefined();
   });

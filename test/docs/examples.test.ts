@@ -17,6 +17,7 @@ interface CodeBlock {
   readonly language: string;
   readonly code: string;
   readonly example: string | undefined;
+  readonly apiExample: boolean;
 }
 
 /** Every fenced code block of a markdown file, with the example file named just above it. */
@@ -36,15 +37,19 @@ function codeBlocks(file: string): CodeBlock[] {
       language: open[1] ?? '',
       code: `${lines.slice(start + 1, end).join('\n')}\n`,
       example: marker?.[1],
+      apiExample: /^<!-- api-example: /.test(lines[start - 1] ?? ''),
     });
     index = end;
   }
   return blocks;
 }
 
+// docs/api.md's blocks are the @example of each value, type-checked in test/api-examples
+// (test/docs/code-blocks.test.ts checks them against it).
 const typescriptBlocks = markdownFiles
   .flatMap(codeBlocks)
-  .filter((block) => ['ts', 'typescript'].includes(block.language));
+  .filter((block) => ['ts', 'typescript'].includes(block.language))
+  .filter((block) => !block.apiExample);
 
 describe('code samples in README.md and docs/', () => {
   it('finds the samples', () => {

@@ -6,11 +6,12 @@ import {
   effectiveHistory,
   FileSessionStore,
   openAgentLoop,
+  resumeRun,
   runTurn,
   type SessionEvent,
   validateTranscript,
 } from 'loopkeeper';
-import type { RunFinished } from 'loopkeeper/runtime';
+import type { TurnResult } from 'loopkeeper/runtime';
 import { ScriptedModel } from 'loopkeeper/testing';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import { runChildUntilKilled } from '../support/kill-child.js';
@@ -59,12 +60,15 @@ export interface CrashResult {
   /** The log after resuming and one more turn. */
   readonly afterResume: readonly SessionEvent[];
   readonly runsAtResume: number;
-  readonly resumed: RunFinished;
+  readonly resumed: TurnResult;
+  /** The killed run, continued in place by the reopened loop. */
+  readonly continued: TurnResult | null;
 }
 
 /**
- * SIGKILLs a child process running a loop on the file store mid-run, then resumes the session
- * with `openAgentLoop` on the same directory and session id and runs one more turn.
+ * SIGKILLs a child process running a loop on the file store mid-run, then reopens the session
+ * with `openAgentLoop` on the same directory and session id, which resumes the killed run in
+ * place, and runs one more turn.
  */
 export async function runCrashScenario(tokens: TokenCounter): Promise<CrashResult> {
   const directory = await mkdtemp(join(tmpdir(), 'loopkeeper-sigkill-'));
@@ -84,13 +88,14 @@ export async function runCrashScenario(tokens: TokenCounter): Promise<CrashResul
         },
         execute: ({ path }: { path: string }) => `contents of ${path}`,
       });
+      // Answers from the transcript, so the resumed run and the next turn each get a fitting reply.
       const loop = await openAgentLoop({
         model: new ScriptedModel({
           tokens,
-          turns: [
-            { toolCalls: [{ name: 'inspect', arguments: { path: 'after-crash.txt' } }] },
-            { text: 'Resumed and done.' },
-          ],
+          script: (request) =>
+            request.transcript.at(-1)?.kind === 'toolResult'
+              ? { text: 'Resumed and done.' }
+              : { toolCalls: [{ name: 'inspect', arguments: { path: 'after-crash.txt' } }] },
         }),
         tools: [inspect],
         store,
@@ -99,23 +104,21 @@ export async function runCrashScenario(tokens: TokenCounter): Promise<CrashResul
       });
       const runsAtResume = loop.session.runs;
       loop.start();
+      const continued = await resumeRun(loop);
       const resumed = await runTurn(loop, 'Carry on after the crash.');
       loop.stop();
       const afterResume = await readSession(store, sessionId);
       const history = effectiveHistory(afterResume);
-      const interrupted = afterResume.find(
-        (event) => event.type === 'run-finished' && event.error?.code === 'interrupted',
-      );
       const lastReported = Math.max(
         ...reports.flatMap((report) => (report.lastSeq === undefined ? [] : [report.lastSeq])),
       );
       return {
         row: {
-          fault: 'SIGKILL of a child process mid-run, then resume',
-          // The killed run as the reopened log closed it; `nextTurn` is the resumed turn.
-          outcome: interrupted?.type === 'run-finished' ? interrupted.outcome : 'completed',
-          errorCode: interrupted?.type === 'run-finished' ? (interrupted.error?.code ?? '-') : '-',
-          handled: `reopened log closed the killed run; ${
+          fault: 'SIGKILL of a child process mid-run, then resume in place',
+          // The killed run as the reopened loop finished it; `nextTurn` is the turn after it.
+          outcome: continued?.outcome ?? 'failed',
+          errorCode: continued?.error?.code ?? '-',
+          handled: `the reopened loop resumed the killed run in place (its interrupted call answered); ${
             reports.filter((report) => report.type === 'run-finished').length
           } runs before the kill kept`,
           logValid:
@@ -124,6 +127,7 @@ export async function runCrashScenario(tokens: TokenCounter): Promise<CrashResul
           itemsKept: keepsPrefix(beforeResume, afterResume) && beforeResume.length >= lastReported,
           nextTurn: resumed.outcome,
         },
+        continued,
         reports,
         beforeResume,
         afterResume,

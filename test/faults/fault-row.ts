@@ -1,12 +1,12 @@
 import type { SessionEvent } from 'loopkeeper';
-import type { RunOutcome } from 'loopkeeper/log';
+import type { TurnOutcome } from 'loopkeeper/runtime';
 import { markdownTable } from './markdown-table.js';
 
 /** One row of the fault matrix, as printed and kept in docs/reliability.md. */
 export interface FaultRow {
   readonly fault: string;
   /** Outcome of the run the fault hit. */
-  readonly outcome: RunOutcome;
+  readonly outcome: TurnOutcome;
   /** `code` of the run's typed error, or `-` when it completed. */
   readonly errorCode: string;
   /** What the loop did about it, read from telemetry, the log and the server's request count. */
@@ -16,7 +16,7 @@ export interface FaultRow {
   /** The events logged before the fault are an unchanged prefix of the events after it. */
   readonly itemsKept: boolean;
   /** Outcome of one more turn sent after the fault. */
-  readonly nextTurn: RunOutcome;
+  readonly nextTurn: TurnOutcome;
 }
 
 /** The rows as a markdown table, in the order given. */

@@ -20,7 +20,7 @@ import {
   validateTranscript,
 } from 'loopkeeper';
 import type { Compactor } from 'loopkeeper/compaction';
-import type { RunFinished } from 'loopkeeper/runtime';
+import type { TurnResult } from 'loopkeeper/runtime';
 import { type FakeOpenAIServer, type FakeReply, startFakeOpenAIServer } from 'loopkeeper/testing';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import type { AnyToolDefinition } from 'loopkeeper/tools';
@@ -65,7 +65,7 @@ export interface FaultScenario {
 /** Everything a test needs to check one row beyond what the row itself says. */
 export interface FaultResult {
   readonly row: FaultRow;
-  readonly finished: RunFinished;
+  readonly finished: TurnResult;
   /** State value of the actor once the faulty run ended. */
   readonly stateAfterFault: unknown;
   /** The log validates once the next turn has run (a failed closing write heals then). */

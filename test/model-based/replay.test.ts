@@ -74,17 +74,20 @@ async function replayAll(
 }
 
 describe('agentLoopMachine replayed on the real actor with controllable actors', () => {
-  describe.each(replayConfigurations)('$label', (configuration) => {
-    it('agrees with the graph on state, running actors and telemetry along every shortest path', async () => {
-      const paths = getShortestPaths(agentLoopMachine, traversalOptions(configuration));
-      const branches = maximalPaths(paths);
-      expect(await replayAll(configuration, branches)).toEqual([]);
-      totals.shortestPaths += paths.length;
-      report.push(
-        `${configuration.label}: ${paths.length} shortest paths, replayed as ${branches.length} actor runs`,
-      );
+  // Titled by plain describe: describe.each cuts a '$label' off at 40 characters.
+  for (const configuration of replayConfigurations) {
+    describe(configuration.label, () => {
+      it('agrees with the graph on state, running actors and telemetry along every shortest path', async () => {
+        const paths = getShortestPaths(agentLoopMachine, traversalOptions(configuration));
+        const branches = maximalPaths(paths);
+        expect(await replayAll(configuration, branches)).toEqual([]);
+        totals.shortestPaths += paths.length;
+        report.push(
+          `${configuration.label}: ${paths.length} shortest paths, replayed as ${branches.length} actor runs`,
+        );
+      });
     });
-  });
+  }
 
   describe.each(simplePathConfigurations)('$label', (configuration) => {
     it('agrees with the graph along a deterministic sample of complete runs', async () => {

@@ -38,3 +38,21 @@ describe('the loopkeeper/otel entry', () => {
     ]);
   });
 });
+
+describe('the loopkeeper/postgres entry', () => {
+  it('is the only entry that imports pg: the core, ./log and ./testing never do', async () => {
+    for (const entry of [
+      '../../src/index.ts',
+      '../../src/log/index.ts',
+      '../../src/testing/index.ts',
+    ]) {
+      const { packages, files } = await importsOf(entry);
+      expect(packages.filter((name) => name === 'pg' || name.startsWith('pg/'))).toEqual([]);
+      expect(files.filter((file) => file.includes('/postgres/'))).toEqual([]);
+    }
+    const postgres = await importsOf('../../src/postgres/index.ts');
+    expect(postgres.packages.filter((name) => name === 'pg' || name.startsWith('pg-'))).toEqual([
+      'pg',
+    ]);
+  });
+});

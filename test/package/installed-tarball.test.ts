@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnvironment, ensureCliBuilt } from '../cli/support/cli-process.js';
+import { childEnvironment, ensureCliBuilt, packageRoot } from '../cli/support/cli-process.js';
 import { npmPack, runNpm } from './support/npm-pack.js';
 import { writeOfflineProject } from './support/offline-project.js';
 
@@ -91,7 +91,7 @@ describe('the packed tarball, installed into an empty project', () => {
     ) as { exports: Record<string, unknown> };
     // The integrations need their optional peers, which this offline project does not install.
     const entries = Object.keys(manifest.exports)
-      .filter((entry) => entry !== './otel' && entry !== './restate')
+      .filter((entry) => !['./otel', './postgres', './restate'].includes(entry))
       .map((entry) => `loopkeeper${entry.slice(1)}`);
     const script = join(project, 'entries.mjs');
     await writeFile(
@@ -111,5 +111,33 @@ describe('the packed tarball, installed into an empty project', () => {
     const lines = output.trim().split('\n');
     expect(lines.map((line) => line.split(' ')[0])).toEqual(entries);
     for (const line of lines) expect(Number(line.split(' ')[1])).toBeGreaterThan(0);
+  }, 60_000);
+
+  // docs/getting-started.md says to save its example as hello.js in a "type": "module" project
+  // with loopkeeper and openai installed: this project is one.
+  it("runs docs/getting-started.md's first example as written, offline", async () => {
+    const script = join(project, 'hello.js');
+    await copyFile(join(packageRoot, 'docs', 'examples', 'getting-started.ts'), script);
+    const output = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, [script], { cwd: project }, (error, stdout, stderr) =>
+        error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stderr}`)),
+      ),
+    );
+    expect(output).toBe('completed in 2 steps: It is noon.\n');
+  }, 60_000);
+
+  it('installs without @statelyai/inspect, and --inspect says how to add it', async () => {
+    const installed = await access(join(project, 'node_modules', '@statelyai', 'inspect')).then(
+      () => true,
+      () => false,
+    );
+    expect(installed).toBe(false);
+    const result = await npxLoopkeeper(['demo', '--inspect', '--dir', project], project);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^loopkeeper demo: error: The inspector needs the optional package @statelyai\/inspect, which is not installed: run "npm install @statelyai\/inspect"/,
+      ),
+    ]);
   }, 60_000);
 });

@@ -70,4 +70,42 @@ describe('npm pack', () => {
       }
     }
   });
+
+  // TypeScript's `moduleResolution: node10` (the old `node`) ignores "exports": it finds the
+  // root's types through "types" and a subpath's through "typesVersions".
+  it('gives moduleResolution node10 the same types as "exports", for every entry', async () => {
+    const manifest = JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8')) as {
+      exports: Record<string, { types: string }>;
+      types?: string;
+      typesVersions?: Record<string, Record<string, string[]>>;
+    };
+    const strip = (path: string) => path.replace(/^\.\//, '');
+    expect(strip(manifest.types ?? '')).toBe(strip(manifest.exports['.']?.types ?? '-'));
+    const mapped = manifest.typesVersions?.['*'] ?? {};
+    for (const [key, target] of Object.entries(manifest.exports)) {
+      if (key === '.') continue;
+      expect(mapped[key.slice(2)], key).toEqual([strip(target.types)]);
+      expect(shipped, target.types).toContain(strip(target.types));
+    }
+    expect(Object.keys(mapped).length).toBe(Object.keys(manifest.exports).length - 1);
+  });
+
+  it('keeps @statelyai/inspect out of the dependencies: an optional peer only the inspector loads', async () => {
+    const manifest = JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      peerDependencies: Record<string, string>;
+      peerDependenciesMeta: Record<string, { optional?: boolean }>;
+    };
+    expect(manifest.dependencies).not.toHaveProperty('@statelyai/inspect');
+    expect(manifest.peerDependencies).toHaveProperty('@statelyai/inspect');
+    expect(manifest.peerDependenciesMeta['@statelyai/inspect']?.optional).toBe(true);
+    // No compiled module imports it statically; the relay loader imports it with import().
+    const importers: string[] = [];
+    for (const path of [...shipped].filter((file) => file.endsWith('.js'))) {
+      const code = await readFile(join(packageRoot, path), 'utf8');
+      expect(code, path).not.toMatch(/(?:\bfrom|^\s*import)\s*['"]@statelyai\/inspect/m);
+      if (/['"]@statelyai\/inspect(?:\/server)?['"]/.test(code)) importers.push(path);
+    }
+    expect(importers).toEqual(['dist/src/cli/load-inspector.js']);
+  });
 });

@@ -165,7 +165,7 @@ describe.skipIf('missing' in binary)('createLoopObject on a real restate-server'
       expect(result).toMatchObject({ outcome: 'completed', text: 'after tools' });
       const effects = cluster.effects().filter((line) => line[0] === 'tool');
       const quick = effects.filter((line) => line[3] === 'quick');
-      expect(quick.map((line) => line[1])).toEqual(['start', 'done']);
+      expect(quick.map((line) => line[1])).toEqual(['start', 'applied', 'done']);
       const slow = effects.filter((line) => line[3] === 'slow');
       // Started on the killed worker, started again elsewhere with the same idempotency key.
       expect(slow.filter((line) => line[1] === 'start').length).toBeGreaterThanOrEqual(2);
@@ -175,6 +175,86 @@ describe.skipIf('missing' in binary)('createLoopObject on a real restate-server'
       expect(results.map((item) => item.content)).toEqual(['applied quick', 'applied slow']);
       expectWholeLog(await logOf(sessionId));
       expectTelemetryOnce(await telemetryOf(sessionId), result.runId);
+    });
+  });
+
+  describe('tool approval', () => {
+    it('pauses the run in the log, lists the call, refuses a new message, and after approve the tool runs exactly once although the worker is killed after the approval', async () => {
+      const sessionId = 'approval-killed';
+      const session = cluster.session(sessionId);
+      const paused = await session.send({
+        content: plan([
+          { tools: [{ label: 'deploy', approval: true }] },
+          { delayMs: 1_500, text: 'deployed' },
+        ]),
+      });
+      expect(paused).toMatchObject({ outcome: 'awaiting_approval' });
+      expect(paused.pending.map((call) => call.toolName)).toEqual(['approved_effect']);
+      const [call] = paused.pending;
+      if (call === undefined) throw new Error('no pending call');
+      expect(await session.pending()).toEqual(paused.pending);
+      const toolLines = () =>
+        cluster.effects().filter((line) => line[0] === 'tool' && line[2]?.startsWith(sessionId));
+      expect(toolLines()).toEqual([]);
+      // The wait is in the log: a new message has to wait for the decision.
+      await expect(session.send({ content: 'something else' })).rejects.toThrow(/approval/);
+
+      const approving = session.approve({
+        decisions: [{ callId: call.callId, approved: true }],
+      });
+      // Kill the worker inside the slow answer that follows the approved tool.
+      // The plan model's call ids are `call_<runKey>_<step>_<index>`.
+      const runKey = call.callId.replace(/^call_/, '').replace(/_\d+_\d+$/, '');
+      const start = await eventually(() =>
+        cluster
+          .effects()
+          .find(
+            (line) =>
+              line[0] === 'model' && line[1] === 'start' && line[2] === runKey && line[3] === '1',
+          ),
+      );
+      const victim = cluster.workers.find((worker) => String(worker.pid) === start[4]);
+      if (victim === undefined) throw new Error(`no worker has pid ${start[4]}`);
+      await cluster.replace(victim);
+      const done = await approving;
+
+      expect(done).toMatchObject({ outcome: 'completed', text: 'deployed', pending: [] });
+      expect(done.runId).toBe(paused.runId);
+      const lines = toolLines();
+      expect(lines.filter((line) => line[1] === 'start')).toHaveLength(1);
+      expect(lines.filter((line) => line[1] === 'applied')).toHaveLength(1);
+      expect(lines.filter((line) => line[1] === 'done')).toHaveLength(1);
+      expect(await session.pending()).toEqual([]);
+      expect(await session.result({ runId: paused.runId })).toEqual(done);
+      const events = await logOf(sessionId);
+      expectWholeLog(events);
+      const types = events.map((event) => event.type);
+      expect(types.indexOf('approval-decided')).toBeLessThan(types.indexOf('tool-calls-started'));
+    });
+
+    it('a denial reaches the model, and a decision nobody waits for is refused with a 409', async () => {
+      const session = cluster.session('approval-denied');
+      const paused = await session.send({
+        content: plan([
+          { tools: [{ label: 'drop-table', approval: true }] },
+          { text: 'understood' },
+        ]),
+      });
+      const [call] = paused.pending;
+      if (call === undefined) throw new Error('no pending call');
+      const done = await session.approve({
+        decisions: [{ callId: call.callId, approved: false, reason: 'not in production' }],
+      });
+      expect(done).toMatchObject({ outcome: 'completed', text: 'understood' });
+      const denial = done.itemsAdded.find((item) => item.kind === 'toolResult');
+      expect(denial).toMatchObject({ isError: true });
+      expect(denial?.kind === 'toolResult' && denial.content).toContain('not in production');
+      expect(
+        cluster.effects().filter((line) => line[0] === 'tool' && line[3] === 'drop-table'),
+      ).toEqual([]);
+      await expect(
+        session.approve({ decisions: [{ callId: call.callId, approved: true }] }),
+      ).rejects.toThrow(/no run waits for approval/);
     });
   });
 
@@ -248,6 +328,48 @@ describe.skipIf('missing' in binary)('createLoopObject on a real restate-server'
       const next = await session.send({ content: 'still here' });
       expect(next).toMatchObject({ outcome: 'completed', text: 'echo: still here' });
       expectWholeLog(await logOf(sessionId));
+    });
+  });
+
+  // Last in the file: it restarts the server every other test uses.
+  describe('the restate-server SIGKILLed mid-run', () => {
+    it('the turn completes once and each tool effect, keyed by its idempotency key, applies once', async () => {
+      const sessionId = 'server-killed';
+      const runId = `${sessionId}:run-1`;
+      const content = plan([
+        { tools: [{ label: 'first', delayMs: 100 }] },
+        { tools: [{ label: 'second', delayMs: 600 }] },
+        { text: 'survived' },
+      ]);
+      // The client's request dies with the server.
+      const pending = Promise.resolve(cluster.session(sessionId).send({ content, runId })).catch(
+        () => undefined,
+      );
+      // Killed while the second tool runs, after the first one finished.
+      await eventually(() =>
+        cluster
+          .effects()
+          .find((line) => line[0] === 'tool' && line[1] === 'start' && line[3] === 'second'),
+      );
+      await cluster.server.crashAndRestart();
+      await pending;
+      // Sending the same runId waits for the restarted invocation and returns its result.
+      const result = await cluster.session(sessionId).send({ content, runId });
+
+      expect(result).toMatchObject({ outcome: 'completed', text: 'survived' });
+      const results = result.itemsAdded.filter((item) => item.kind === 'toolResult');
+      expect(results.map((item) => item.content)).toEqual(['applied first', 'applied second']);
+      const tool = cluster.effects().filter((line) => line[0] === 'tool');
+      for (const label of ['first', 'second']) {
+        const lines = tool.filter((line) => line[3] === label);
+        // Started once or more (a call cut by the crash runs again), always with one key ...
+        expect(new Set(lines.map((line) => line[2])).size).toBe(1);
+        // ... so its effect applied exactly once.
+        expect(lines.filter((line) => line[1] === 'applied')).toHaveLength(1);
+      }
+      const events = await logOf(sessionId);
+      expectWholeLog(events);
+      expect(events.filter((event) => event.type === 'run-started')).toHaveLength(1);
     });
   });
 });

@@ -45,7 +45,11 @@ async function serverWithTurns() {
           toolCalls: [{ id: `call_${call}`, name: 'lookup', arguments: { id: `BK${call}X7` } }],
         };
       }
-      return { text: 'Found it.' };
+      // An answer with some prose, so a summary of the older turns is smaller than they are
+      // even once the structural tier has pruned their tool outputs.
+      return {
+        text: `Found it. ${'The booking has two passengers and a window seat. '.repeat(20)}`,
+      };
     },
   });
 }

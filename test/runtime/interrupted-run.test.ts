@@ -58,12 +58,12 @@ function finishedRuns(events: readonly SessionEvent[]) {
   return events.filter((event) => event.type === 'run-finished');
 }
 
-describe('openAgentLoop on a session whose last run was never closed', () => {
+describe("openAgentLoop({interrupted: 'fail'}) on a session whose last run was never closed", () => {
   it('closes the run as interrupted, answers its open tool call, and the next run sends a valid transcript', async () => {
     const store = new MemorySessionStore();
     await store.append('s', crashedRun([question, callingLs]));
     const { model, problems } = validatingModel();
-    const loop = await openAgentLoop({ model, store, sessionId: 's', tokens });
+    const loop = await openAgentLoop({ model, store, sessionId: 's', tokens, interrupted: 'fail' });
 
     const healed = await collect(store.read('s'));
     expect(healed.slice(3).map((event) => event.type)).toEqual(['items-appended', 'run-finished']);
@@ -94,7 +94,13 @@ describe('openAgentLoop on a session whose last run was never closed', () => {
     const answered: Item = { kind: 'assistant', id: 'a1', text: 'Two files.' };
     await store.append('s', crashedRun([question, answered]));
 
-    await openAgentLoop({ model: validatingModel().model, store, sessionId: 's', tokens });
+    await openAgentLoop({
+      model: validatingModel().model,
+      store,
+      sessionId: 's',
+      tokens,
+      interrupted: 'fail',
+    });
     const healed = await collect(store.read('s'));
     expect(healed.map((event) => event.type)).toEqual([
       'run-started',
@@ -104,7 +110,13 @@ describe('openAgentLoop on a session whose last run was never closed', () => {
     ]);
 
     // A second reopen finds the run closed and writes nothing.
-    await openAgentLoop({ model: validatingModel().model, store, sessionId: 's', tokens });
+    await openAgentLoop({
+      model: validatingModel().model,
+      store,
+      sessionId: 's',
+      tokens,
+      interrupted: 'fail',
+    });
     expect(await collect(store.read('s'))).toHaveLength(healed.length);
   });
 
@@ -153,7 +165,7 @@ describe('FileSessionStore after a crash of a process that had this pid', () => 
 
     const store = new FileSessionStore({ directory });
     const { model, problems } = validatingModel();
-    const loop = await openAgentLoop({ model, store, sessionId: 's', tokens });
+    const loop = await openAgentLoop({ model, store, sessionId: 's', tokens, interrupted: 'fail' });
     expect(JSON.parse(await readFile(lockPath, 'utf8'))).toMatchObject({ token: self.token });
     loop.start();
     const next = await runTurn(loop, 'Go on.');

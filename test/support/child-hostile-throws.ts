@@ -1,5 +1,5 @@
 import { createAgentLoop, defineTool, type LoopMutator, runTurn } from 'loopkeeper';
-import type { RunFinished } from 'loopkeeper/runtime';
+import type { TurnResult } from 'loopkeeper/runtime';
 import { ScriptedModel } from 'loopkeeper/testing';
 
 /**
@@ -78,7 +78,7 @@ const model = new ScriptedModel({
 });
 const loop = createAgentLoop({ model, tools, mutators: [] });
 loop.start();
-const runs: RunFinished[] = [await runTurn(loop, 'Call every tool.')];
+const runs: TurnResult[] = [await runTurn(loop, 'Call every tool.')];
 runs.push(await runTurn(loop, 'Now the model itself throws.'));
 const withMutator = createAgentLoop({
   model: new ScriptedModel({ turns: [{ text: 'done' }] }),

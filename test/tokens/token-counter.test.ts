@@ -120,15 +120,15 @@ describe('countItem', () => {
     expect(counter.countItem({ kind: 'context', id: 'c1', text: 'notes', name: 'memory' })).toBe(
       message('system') + exact('notes') + exact('memory') + NAME_OVERHEAD_TOKENS,
     );
-    // A tag OpenAI would refuse as a name is not sent, so it costs nothing.
-    expect(
-      counter.countItem({
-        kind: 'context',
-        id: 'c2',
-        text: 'summary',
-        name: COMPACTION_SUMMARY_NAME,
-      }),
-    ).toBe(message('system') + exact('summary'));
+    // A summary is sent as fenced user data, without its tag (see toChatMessages).
+    const summary = {
+      kind: 'context',
+      id: 'c2',
+      text: 'summary',
+      name: COMPACTION_SUMMARY_NAME,
+    } as const;
+    const [sent] = toChatMessages([summary]);
+    expect(counter.countItem(summary)).toBe(message('user') + exact(String(sent?.content)));
     expect(counter.countItem(toolResult('t1', '{"ok":true}'))).toBe(
       message('tool') + exact('{"ok":true}'),
     );

@@ -8,7 +8,7 @@ import { UsageError } from '../usage-error.js';
 
 const name = 'compact';
 const usage =
-  'loopkeeper compact <transcript.json> [--strategy NAME ...] [--max-tokens N] [--target-tokens N] [--out FILE] [--json]';
+  'loopkeeper compact <transcript.json> [--strategy NAME ...] [--max-tokens N] [--target-tokens N] [--out FILE] [--force] [--repair] [--json]';
 
 const options = {
   ...COMMON_OPTIONS,
@@ -17,6 +17,8 @@ const options = {
   'target-tokens': { type: 'string' },
   'protect-tokens': { type: 'string' },
   out: { type: 'string' },
+  force: { type: 'boolean' },
+  repair: { type: 'boolean' },
   json: { type: 'boolean' },
   encoding: { type: 'string' },
 } as const;
@@ -26,8 +28,8 @@ const help = `Compact an OpenAI-format transcript offline and write the result w
 Usage: ${usage}
 
 The transcript is a JSON array of Chat Completions messages, or an object with a "messages"
-array (other fields are kept in the output). It must be protocol-valid: every tool call
-answered by exactly one tool message.
+array (other fields are kept in the output); "-" reads it from standard input. It must be
+protocol-valid (every tool call answered by exactly one tool message), or --repair makes it so.
 
 Options:
   --strategy NAME      a strategy to run, in order; repeat it or separate names with commas
@@ -36,9 +38,13 @@ Options:
   --target-tokens N    where compaction aims; strategies stop once reached (default 60% of max)
   --protect-tokens N   recent tokens kept verbatim by pruneToolResults and summarizeOlder
                        (default half the target)
-  --out FILE           where to write the compacted transcript; "-" writes it to stdout and
-                       the report to stderr (default <input name>.compacted.json in the
-                       current directory); never the input file, and written atomically
+  --out FILE           where to write the compacted transcript, replacing a file there; "-"
+                       writes it to stdout and the report to stderr (default: <input
+                       name>.compacted.json in the current directory, or stdout for "-");
+                       never the input file, and written atomically
+  --force              replace an existing <input name>.compacted.json (without --out)
+  --repair             make an invalid transcript valid first (answer unanswered tool calls
+                       with an error result, drop orphan results) and report each repair
   --json               print the report as JSON
   --encoding NAME      token encoding: o200k_base (default) or cl100k_base
   --verbose            show stack traces of errors
@@ -51,7 +57,8 @@ ${Object.entries(STRATEGY_CATALOG)
 
 Summaries use the extractive summarizer: offline, no model and no API key.
 Exit codes: 0 written and under --max-tokens, 1 the file is unreadable, not a valid transcript,
-or the result is still over --max-tokens (it is written anyway), 2 bad arguments.`;
+the output exists, or the result is still over --max-tokens (then it is written only where no
+file exists: a failed run never replaces one), 2 bad arguments.`;
 
 export const compactCommand = defineCommand({
   name,
@@ -92,8 +99,9 @@ export const compactCommand = defineCommand({
       minimum: 0,
     });
     const encoding = encodingOption({ command: name, value: values.encoding });
-    const inputPath = resolve(context.cwd, input);
-    const toStdout = values.out === '-';
+    const fromStdin = input === '-';
+    const inputPath = fromStdin ? '-' : resolve(context.cwd, input);
+    const toStdout = values.out === '-' || (fromStdin && values.out === undefined);
     const outputPath = toStdout
       ? '-'
       : resolve(
@@ -101,7 +109,7 @@ export const compactCommand = defineCommand({
           values.out ?? `${basename(inputPath, extname(inputPath))}.compacted.json`,
         );
 
-    if (!toStdout && isSameFile(inputPath, outputPath)) {
+    if (!toStdout && !fromStdin && isSameFile(inputPath, outputPath)) {
       throw new UsageError(
         `--out ${values.out ?? outputPath} is the input file; compact never overwrites its input (the result is lossy): choose another --out`,
         { command: name },
@@ -120,6 +128,9 @@ export const compactCommand = defineCommand({
         protectTokens,
         encoding,
         json: values.json === true,
+        // A name the user gave is theirs to replace; the default name is not, without --force.
+        overwrite: values.out !== undefined || values.force === true,
+        repair: values.repair === true,
       },
       context,
     );

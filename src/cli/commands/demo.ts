@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import { defineCommand } from '../define-command.js';
+import { DEFAULT_INSPECTOR_HOST } from '../inspector/relay-origin.js';
+import { DEFAULT_INSPECTOR_PORT } from '../inspector-port.js';
 import {
   COMMON_OPTIONS,
   integerOption,
@@ -10,16 +12,18 @@ import { UsageError } from '../usage-error.js';
 
 const name = 'demo';
 const usage =
-  'loopkeeper demo [--dir DIR] [--window TOKENS] [--transcripts DIR] [--max-steps N] [--inspect] [--json]';
+  'loopkeeper demo [--dir DIR] [--keep] [--window TOKENS] [--transcripts DIR] [--max-steps N] [--inspect] [--json]';
 
 const options = {
   ...COMMON_OPTIONS,
   dir: { type: 'string' },
+  keep: { type: 'boolean' },
   window: { type: 'string' },
   transcripts: { type: 'string' },
   'max-steps': { type: 'string' },
   inspect: { type: 'boolean' },
   'inspect-port': { type: 'string' },
+  'inspect-host': { type: 'string' },
   json: { type: 'boolean' },
 } as const;
 
@@ -34,12 +38,15 @@ A compactor (structural tiers, then the offline extractive summarizer, then an e
 prune) keeps the effective history under the window. No network and no API key are needed.
 
 Options:
-  --dir DIR            where to write the session log (default: a new temporary directory)
+  --dir DIR            where to write the session log, kept after the demo (default: a new
+                       temporary directory, removed at the end)
+  --keep               keep the temporary directory and print how to audit its session log
   --window TOKENS      the simulated context window in tokens (default 8192)
   --transcripts DIR    replay the *.json transcripts of DIR instead of the bundled ones
   --max-steps N        model requests one replayed user turn may make (default 50)
   --inspect            start the Stately inspector's local relay and publish the loop to it
-  --inspect-port PORT  port of the inspector relay (default 8080)
+  --inspect-port PORT  port of the inspector relay (default ${DEFAULT_INSPECTOR_PORT})
+  --inspect-host HOST  address the relay listens on (default 127.0.0.1)
   --json               print the summary as JSON on stdout (progress stays on stderr)
   --verbose            show stack traces of errors
   -h, --help           show this help
@@ -71,22 +78,27 @@ export const demoCommand = defineCommand({
       command: name,
       name: 'inspect-port',
       value: values['inspect-port'],
-      fallback: 8080,
+      fallback: DEFAULT_INSPECTOR_PORT,
       maximum: MAX_PORT,
     });
     if (values['inspect-port'] !== undefined && !values.inspect) {
       throw new UsageError('--inspect-port needs --inspect', { command: name });
+    }
+    if (values['inspect-host'] !== undefined && !values.inspect) {
+      throw new UsageError('--inspect-host needs --inspect', { command: name });
     }
     // Loaded after parsing, so --help and usage errors answer without loading the runtime.
     const { executeDemo } = await import('../demo/execute-demo.js');
     return executeDemo(
       {
         directory: values.dir === undefined ? undefined : resolve(context.cwd, values.dir),
+        keep: values.keep === true,
         window,
         maxSteps,
         transcripts:
           values.transcripts === undefined ? undefined : resolve(context.cwd, values.transcripts),
         inspectPort: values.inspect ? inspectPort : undefined,
+        inspectHost: values['inspect-host'] ?? DEFAULT_INSPECTOR_HOST,
         json: values.json === true,
       },
       context,

@@ -1,14 +1,22 @@
 import { defineCommand } from '../define-command.js';
-import { COMMON_OPTIONS, integerOption, requirePositionals } from '../parse-command-line.js';
+import { DEFAULT_INSPECTOR_HOST } from '../inspector/relay-origin.js';
+import { DEFAULT_INSPECTOR_PORT } from '../inspector-port.js';
+import {
+  COMMON_OPTIONS,
+  integerOption,
+  MAX_PORT,
+  requirePositionals,
+} from '../parse-command-line.js';
 import { DEFAULT_SESSION_DIRECTORY, sessionArgument } from '../session-location.js';
 
 const name = 'inspect';
-const usage = 'loopkeeper inspect <session> [--dir DIR] [--port PORT] [--step-ms MS]';
+const usage = 'loopkeeper inspect <session> [--dir DIR] [--port PORT] [--host HOST] [--step-ms MS]';
 
 const options = {
   ...COMMON_OPTIONS,
   dir: { type: 'string' },
   port: { type: 'string' },
+  host: { type: 'string' },
   'step-ms': { type: 'string' },
 } as const;
 
@@ -23,7 +31,9 @@ printed by "loopkeeper demo" and "loopkeeper run".
 
 Options:
   --dir DIR        directory of session logs (default ${DEFAULT_SESSION_DIRECTORY})
-  --port PORT      port of the inspector relay (default 8080)
+  --port PORT      port of the inspector relay (default ${DEFAULT_INSPECTOR_PORT})
+  --host HOST      address the relay listens on (default 127.0.0.1, this machine only);
+                   another address lets other machines read and send session events
   --step-ms MS     pause between states, to watch the replay unfold (default 0)
   --verbose        show stack traces of errors
   -h, --help       show this help
@@ -42,7 +52,13 @@ export const inspectCommand = defineCommand({
     const [session] = requirePositionals({ command: name, positionals, names: ['session'] }) as [
       string,
     ];
-    const port = integerOption({ command: name, name: 'port', value: values.port, fallback: 8080 });
+    const port = integerOption({
+      command: name,
+      name: 'port',
+      value: values.port,
+      fallback: DEFAULT_INSPECTOR_PORT,
+      maximum: MAX_PORT,
+    });
     const stepDelayMs = integerOption({
       command: name,
       name: 'step-ms',
@@ -58,6 +74,9 @@ export const inspectCommand = defineCommand({
     });
     // Loaded after parsing, so --help and usage errors answer without loading the relay.
     const { executeInspect } = await import('../inspect/execute-inspect.js');
-    return executeInspect({ location, port, stepDelayMs }, context);
+    return executeInspect(
+      { location, port, host: values.host ?? DEFAULT_INSPECTOR_HOST, stepDelayMs },
+      context,
+    );
   },
 });

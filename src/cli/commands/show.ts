@@ -14,9 +14,10 @@ const options = {
   encoding: { type: 'string' },
 } as const;
 
-const help = `Show the audit view of a session log: every run, item, usage report and compaction
-marker in order, which items each marker replaced and what it kept, and the effective
-history (what the model sees next) with token counts.
+const help = `Show the audit view of a session log: every run, item, usage report, compaction marker
+and tool approval in order, which items each marker replaced and what it kept, the calls
+a paused run waits for, and the effective history (what the model sees next) with token
+counts.
 
 Usage: ${usage}
 
@@ -35,7 +36,7 @@ Exit codes: 0 shown, 1 the log is missing or unreadable, 2 bad arguments.`;
 
 export const showCommand = defineCommand({
   name,
-  summary: 'audit a session log: runs, items, usage, compaction markers',
+  summary: 'audit a session log: runs, items, usage, compaction markers, approvals',
   usage,
   help,
   options,

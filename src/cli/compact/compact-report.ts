@@ -1,4 +1,4 @@
-import type { Item } from '../../transcript/types.js';
+import type { Item, Repair } from '../../transcript/types.js';
 import { formatCount } from '../output/format.js';
 import { renderTable } from '../output/table.js';
 import type { CompactTranscriptResult } from './compact-transcript.js';
@@ -20,6 +20,10 @@ interface ReportInput {
   readonly result: CompactTranscriptResult;
   readonly messagesBefore: number;
   readonly messagesAfter: number;
+  /** What `--repair` changed in the input; empty without it. */
+  readonly repairs: readonly Repair[];
+  /** Whether the result was written (a failed run never replaces an existing file). */
+  readonly written: boolean;
 }
 
 function countKinds(items: readonly Item[]): Record<Item['kind'], number> {
@@ -28,7 +32,14 @@ function countKinds(items: readonly Item[]): Record<Item['kind'], number> {
   return counts;
 }
 
-export function compactReportJson({ facts, result, messagesBefore, messagesAfter }: ReportInput) {
+export function compactReportJson({
+  facts,
+  result,
+  messagesBefore,
+  messagesAfter,
+  repairs,
+  written,
+}: ReportInput) {
   const { input, output, strategies, maxTokens, targetTokens, protectTokens, encoding } = facts;
   return {
     input,
@@ -38,6 +49,9 @@ export function compactReportJson({ facts, result, messagesBefore, messagesAfter
     targetTokens,
     protectTokens,
     encoding,
+    written,
+    repairs,
+    instructionTokens: result.instructionTokens,
     before: { messages: messagesBefore, tokens: result.tokensBefore, ...countKinds(result.before) },
     after: { messages: messagesAfter, tokens: result.tokensAfter, ...countKinds(result.after) },
     fits: result.tokensAfter <= maxTokens,
@@ -54,6 +68,8 @@ export function renderCompactReport({
   result,
   messagesBefore,
   messagesAfter,
+  repairs,
+  written,
 }: ReportInput): string {
   const before = countKinds(result.before);
   const after = countKinds(result.after);
@@ -86,16 +102,31 @@ export function renderCompactReport({
       step.skipped ?? '',
     ]),
   });
+  const output = facts.output === '-' ? 'stdout' : facts.output;
   return [
-    `Compacted ${facts.input}`,
+    `Compacted ${facts.input === '-' ? 'standard input' : facts.input}`,
     `Budget: max ${formatCount(facts.maxTokens)} tokens, target ${formatCount(facts.targetTokens)}, protected tail ${formatCount(facts.protectTokens)} (${facts.encoding})`,
+    ...(repairs.length === 0
+      ? []
+      : [
+          '',
+          `Repaired the input (--repair), ${repairs.length === 1 ? '1 change' : `${repairs.length} changes`}:`,
+          ...repairs.map((repair) => `  message ${repair.index + 1}: ${repair.message}`),
+        ]),
     '',
     counts,
     '',
     steps,
+    ...(result.instructionTokens > 0
+      ? [
+          `Token counts are of the whole transcript, its ${formatCount(result.instructionTokens)}-token system prompt included (kept as it is).`,
+        ]
+      : []),
     '',
     verdict({ facts, result }),
-    `Wrote ${messagesAfter} messages to ${facts.output === '-' ? 'stdout' : facts.output}`,
+    written
+      ? `Wrote ${messagesAfter} messages to ${output}`
+      : `Did not write ${output}: it exists, and a result over --max-tokens never replaces a file`,
   ].join('\n');
 }
 
@@ -103,11 +134,13 @@ function verdict({ facts, result }: Pick<ReportInput, 'facts' | 'result'>): stri
   if (result.problems.length > 0) {
     return `The result is NOT protocol-valid (${result.problems.length} problems): this is a bug, please report it.`;
   }
+  const after = formatCount(result.tokensAfter);
+  const target = formatCount(facts.targetTokens);
   if (result.tokensAfter <= facts.targetTokens) {
-    return 'The result is protocol-valid and at or under the target.';
+    return `The result is protocol-valid: ${after} tokens, at or below the target (${target}).`;
   }
   if (result.tokensAfter <= facts.maxTokens) {
-    return 'The result is protocol-valid and under the budget, but above the target.';
+    return `The result is protocol-valid: ${after} tokens, under --max-tokens (${formatCount(facts.maxTokens)}) but above the target (${target}).`;
   }
   return `The result is protocol-valid but ${formatCount(result.tokensAfter - facts.maxTokens)} tokens over --max-tokens (${formatCount(facts.maxTokens)}).`;
 }

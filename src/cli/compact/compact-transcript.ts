@@ -13,7 +13,12 @@ export interface CompactTranscriptResult {
   readonly after: readonly Item[];
   readonly tokensBefore: number;
   readonly tokensAfter: number;
-  /** Every strategy of the pipeline, with tokens before and after it or why it did nothing. */
+  /** Tokens of the leading system prompts, which no strategy sees or changes. */
+  readonly instructionTokens: number;
+  /**
+   * Every strategy of the pipeline, with tokens before and after it or why it did nothing. The counts
+   * are of the whole transcript (the system prompts included), as `tokensBefore`/`tokensAfter`.
+   */
   readonly steps: readonly PipelineStep[];
   /** Names of the strategies that changed the transcript. */
   readonly applied: readonly string[];
@@ -78,7 +83,14 @@ export async function compactTranscript({
     after,
     tokensBefore: tokens.count(items),
     tokensAfter: tokens.count(after),
-    steps,
+    instructionTokens,
+    // The pipeline saw only the conversation; the system prompts are added back so every
+    // figure is of the whole transcript, against the same budget the report prints.
+    steps: steps.map((step) => ({
+      ...step,
+      tokensBefore: step.tokensBefore + instructionTokens,
+      tokensAfter: step.tokensAfter + instructionTokens,
+    })),
     applied,
     problems: validateTranscript(after),
   };

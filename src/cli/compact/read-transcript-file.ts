@@ -1,7 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../../errors/config-error.js';
+import { LoopkeeperError } from '../../errors/loopkeeper-error.js';
+import { ProtocolError } from '../../errors/protocol-error.js';
 import { fromChatMessages } from '../../transcript/from-chat-messages.js';
-import type { Item } from '../../transcript/types.js';
+import { repairTranscript } from '../../transcript/repair-transcript.js';
+import type { Item, Repair } from '../../transcript/types.js';
 import { messagesOf } from '../demo/load-recordings.js';
 import { parseTranscriptJson } from '../parse-transcript-json.js';
 
@@ -10,6 +13,8 @@ export interface TranscriptFile {
   readonly items: readonly Item[];
   /** The messages in the input, for the before/after report. */
   readonly messageCount: number;
+  /** What `repair` changed to make the transcript protocol-valid; empty without it. */
+  readonly repairs: readonly Repair[];
   /** The same file shape with other messages: an array stays an array, an object keeps its other fields. */
   withMessages(messages: readonly unknown[]): unknown;
 }
@@ -17,12 +22,79 @@ export interface TranscriptFile {
 /**
  * Reads an OpenAI-format transcript: a JSON array of chat messages, or an object with a
  * `messages` array (like the bundled fixtures, whose `source` and `license` then travel with
- * the result). A protocol-invalid transcript is refused with the `ProtocolError` listing why.
+ * the result). `-` reads standard input. Every error names the file. A protocol-invalid
+ * transcript is refused with the problems, unless `repair` is set: then `repairTranscript`
+ * makes it valid (an unanswered tool call gets an error result, an orphan result is dropped)
+ * and each repair is listed in `repairs`.
  */
-export async function readTranscriptFile({ path }: { path: string }): Promise<TranscriptFile> {
-  let text: string;
+export async function readTranscriptFile({
+  path,
+  repair = false,
+  stdin,
+}: {
+  path: string;
+  repair?: boolean;
+  /** Read when `path` is `-`. */
+  stdin?: NodeJS.ReadableStream | undefined;
+}): Promise<TranscriptFile> {
+  const name = path === '-' ? 'standard input' : path;
+  const text = await readText({ path, stdin });
+  const parsed = parseTranscriptJson({ path: name, text });
+  let messages: readonly unknown[];
   try {
-    text = await readFile(path, 'utf8');
+    messages = messagesOf(parsed);
+  } catch (error) {
+    throw inFile(name, error);
+  }
+  if (messages.length === 0) {
+    throw new ConfigError(`${name} is an empty transcript: it holds no messages to compact`, {
+      code: 'empty_transcript',
+    });
+  }
+  let items: Item[];
+  let repairs: readonly Repair[] = [];
+  try {
+    items = fromChatMessages(messages, { validate: !repair });
+  } catch (error) {
+    if (ProtocolError.isInstance(error)) {
+      throw new ConfigError(
+        `${name} is not a valid transcript: ${error.message}; run with --repair to make it valid (each repair is reported)`,
+        { code: 'invalid_transcript_file', cause: error },
+      );
+    }
+    throw inFile(name, error);
+  }
+  if (repair) ({ items, repairs } = repairTranscript(items));
+  return {
+    items,
+    messageCount: messages.length,
+    repairs,
+    withMessages: (next) =>
+      Array.isArray(parsed) ? next : { ...(parsed as object), messages: next },
+  };
+}
+
+async function readText({
+  path,
+  stdin,
+}: {
+  path: string;
+  stdin: NodeJS.ReadableStream | undefined;
+}): Promise<string> {
+  if (path === '-') {
+    if (stdin === undefined) {
+      throw new ConfigError('No standard input to read the transcript from', {
+        code: 'transcript_unreadable',
+      });
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of stdin) {
+      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
+  try {
+    return await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new ConfigError(
@@ -32,17 +104,13 @@ export async function readTranscriptFile({ path }: { path: string }): Promise<Tr
       { code: 'transcript_unreadable', cause: error },
     );
   }
-  const parsed = parseTranscriptJson({ path, text });
-  const messages = messagesOf(parsed);
-  if (messages.length === 0) {
-    throw new ConfigError(`${path} is an empty transcript: it holds no messages to compact`, {
-      code: 'empty_transcript',
-    });
-  }
-  return {
-    items: fromChatMessages(messages),
-    messageCount: messages.length,
-    withMessages: (next) =>
-      Array.isArray(parsed) ? next : { ...(parsed as object), messages: next },
-  };
+}
+
+/** A loopkeeper error about the content, with the file's name in front of its message. */
+function inFile(name: string, error: unknown): unknown {
+  if (!LoopkeeperError.isInstance(error)) return error;
+  return new ConfigError(`${name}: ${error.message}`, {
+    code: 'invalid_transcript_file',
+    cause: error,
+  });
 }

@@ -3,7 +3,7 @@ import { renderTable } from '../output/table.js';
 import type { DemoResult } from './run-demo.js';
 
 /** The summary table the demo ends with. */
-export function renderDemoSummary(result: DemoResult): string {
+export function renderDemoSummary(result: DemoResult, { logKept = true } = {}): string {
   const { stats } = result;
   const saved = stats.tokensSeen - stats.tokensSent;
   const rows: string[][] = [
@@ -28,7 +28,7 @@ export function renderDemoSummary(result: DemoResult): string {
       `${formatCount(stats.effectiveTokens)} tokens, ${stats.effectiveItems} items`,
     ],
     ['wall time', formatDuration(result.wallTimeMs)],
-    ['session log', result.logPath],
+    ['session log', logKept ? result.logPath : `${result.logPath} (removed at the end)`],
   ];
   return renderTable({ columns: [{ header: 'metric' }, { header: 'value' }], rows });
 }

@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CommandContext, EXIT_OK } from '../command.js';
@@ -14,17 +14,23 @@ import { type DemoProgress, runDemo } from './run-demo.js';
 export interface DemoSettings {
   /** Where the session log goes; a new temporary directory when undefined. */
   readonly directory: string | undefined;
+  /** Keep the temporary directory (when `directory` is undefined) instead of removing it at the end. */
+  readonly keep: boolean;
   readonly window: number;
   readonly maxSteps: number;
   /** Other transcripts to replay; the bundled fixtures when undefined. */
   readonly transcripts: string | undefined;
   readonly inspectPort: number | undefined;
+  /** Where the relay listens; loopback unless the user widened it. */
+  readonly inspectHost: string;
   readonly json: boolean;
 }
 
 /**
  * Runs the demo with live progress on stderr and the summary on stdout. With --json, stdout
- * carries only the JSON document and the header lines move to stderr too.
+ * carries only the JSON document and the header lines move to stderr too. A temporary session
+ * directory is removed at the end, whatever the outcome, unless --keep asks to keep it; a
+ * directory given with --dir is the user's and is kept.
  */
 export async function executeDemo(
   settings: DemoSettings,
@@ -34,9 +40,12 @@ export async function executeDemo(
   const style = context.style.stdout;
   const say = (text: string) => (settings.json ? stderr : stdout).write(`${text}\n`);
   const { recordings, synthetic } = await demoRecordings(settings.transcripts);
+  const temporary = settings.directory === undefined;
   const directory = settings.directory ?? (await mkdtemp(join(tmpdir(), 'loopkeeper-demo-')));
-  const relay = await startRelay({ settings, context, say });
+  const removeAtEnd = temporary && !settings.keep;
+  let relay: InspectorRelay | undefined;
   try {
+    relay = await startRelay({ settings, context, say });
     const progress = createProgressLine({ stream: stderr });
     let last: DemoProgress | undefined;
     const result = await runDemo({
@@ -68,14 +77,23 @@ export async function executeDemo(
     });
     if (last !== undefined) progress.finish(last.step, progressText(last));
     if (settings.json) {
-      stdout.write(`${JSON.stringify(demoSummaryJson(result), null, 2)}\n`);
+      stdout.write(
+        `${JSON.stringify({ ...demoSummaryJson(result), logKept: !removeAtEnd }, null, 2)}\n`,
+      );
     } else {
-      stdout.write(`\n${style.bold('Summary')}\n${renderDemoSummary(result)}\n\n`);
-      stdout.write(`Audit the session: ${loopkeeperCommand()} show ${result.logPath}\n`);
+      stdout.write(
+        `\n${style.bold('Summary')}\n${renderDemoSummary(result, { logKept: !removeAtEnd })}\n\n`,
+      );
+      stdout.write(
+        removeAtEnd
+          ? `The session log was in a temporary directory, removed now; run with --keep (or --dir DIR) to keep it for "${loopkeeperCommand({ env: context.env })} show".\n`
+          : `Kept the session log in ${directory}. Audit the session: ${loopkeeperCommand({ env: context.env })} show ${result.logPath}\n`,
+      );
     }
     return EXIT_OK;
   } finally {
     relay?.stop();
+    if (removeAtEnd) await rm(directory, { recursive: true, force: true });
   }
 }
 
@@ -95,7 +113,10 @@ async function startRelay({
 }): Promise<InspectorRelay | undefined> {
   if (settings.inspectPort === undefined) return undefined;
   const { startInspectorRelay } = await import('../inspector-relay.js');
-  const relay = await startInspectorRelay({ port: settings.inspectPort });
+  const relay = await startInspectorRelay({
+    port: settings.inspectPort,
+    host: settings.inspectHost,
+  });
   say(`Inspector relay: ${relay.socketUrl}`);
   say(
     `Open ${relay.pageUrl} in a browser to watch the loop (the viewer page loads from stately.ai).`,

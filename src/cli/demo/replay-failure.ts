@@ -1,6 +1,6 @@
 import { isLoopkeeperErrorCode } from '../../errors/error-codes.js';
 import { LoopkeeperError } from '../../errors/loopkeeper-error.js';
-import type { RunFinished } from '../../events/telemetry-events.js';
+import type { TurnResult } from '../../runtime/run-turn.js';
 
 /**
  * Why a replayed turn did not complete, as an error that says what to change: a step limit
@@ -13,7 +13,7 @@ export function replayFailure({
   window,
   maxSteps,
 }: {
-  finished: Pick<RunFinished, 'outcome' | 'error' | 'steps'>;
+  finished: Pick<TurnResult, 'outcome' | 'error' | 'steps'>;
   turn: number;
   recording: string;
   window: number;

@@ -5,11 +5,12 @@ import { readSessionEvents } from '../read-session-events.js';
 import type { SessionLocation } from '../session-location.js';
 import { waitForEnter } from '../wait-for-enter.js';
 import { publishReplay } from './publish-replay.js';
-import { replaySteps } from './replay-steps.js';
+import { type ReplayStep, replaySteps } from './replay-steps.js';
 
 export interface InspectSettings {
   readonly location: SessionLocation;
   readonly port: number;
+  readonly host: string;
   readonly stepDelayMs: number;
 }
 
@@ -19,12 +20,12 @@ export interface InspectSettings {
  * again after it, keeping the relay up while the user looks.
  */
 export async function executeInspect(
-  { location, port, stepDelayMs }: InspectSettings,
+  { location, port, host, stepDelayMs }: InspectSettings,
   context: CommandContext,
 ): Promise<number> {
   const events = await readSessionEvents(location);
   const steps = replaySteps({ sessionId: location.sessionId, events });
-  const relay = await startInspectorRelay({ port });
+  const relay = await startInspectorRelay({ port, host, portFlag: '--port' });
   const say = (text: string) => context.stdout.write(`${text}\n`);
   const interactive = context.stdin?.isTTY === true;
   try {
@@ -48,7 +49,7 @@ export async function executeInspect(
       (step) => step.state === 'running.compacting' || step.state === 'running.emergencyPruning',
     ).length;
     say(
-      `Replayed ${location.sessionId}: ${events.length} log events, ${runs} run(s), ${steps.length} states, ${compactions} compaction(s).`,
+      `Replayed ${location.sessionId}: ${events.length} log events, ${runs} run(s), ${steps.length} states, ${compactions} compaction(s).${waitingNote(steps)}`,
     );
     if (interactive && context.stdin !== undefined) {
       say('Press Enter to stop the relay.');
@@ -61,4 +62,13 @@ export async function executeInspect(
     relay.stop();
   }
   return EXIT_OK;
+}
+
+/** Said when the replay ends inside a run: a paused run waits for approval, else it stopped. */
+function waitingNote(steps: readonly ReplayStep[]): string {
+  const last = steps.at(-1);
+  if (last === undefined || last.state === 'idle') return '';
+  return last.state === 'running.awaitingApproval'
+    ? ` The last run (${last.context.runId}) waits for approval.`
+    : ` The last run (${last.context.runId}) did not finish; it stays in ${last.state}.`;
 }

@@ -8,8 +8,11 @@ import type { UserItem } from '../../transcript/types.js';
  * `running`), with the invoked actor that leaves it.
  */
 const ACTOR_OF: Readonly<Record<string, string>> = {
+  'running.resuming': 'resumeRun',
   'running.beginning': 'beginRun',
   'running.inferring': 'callModel',
+  'running.gatingTools': 'gateTools',
+  'running.recordingDecisions': 'recordDecisions',
   'running.toolResult': 'runTools',
   'running.mutating': 'runMutator',
   'running.compacting': 'compact',
@@ -46,9 +49,12 @@ export interface ReplayStep {
 
 /**
  * Rebuilds, from a session log alone, the states the loop went through: each run's start, every
- * inference, tool batch, compaction, emergency prune and mutator marker, and its end, with the
- * telemetry events the loop emitted. Budget checks and mutators that changed nothing leave no
- * trace in the log, so they are not shown; durations are unknown (0).
+ * inference, tool batch, approval request and decision, compaction, emergency prune and mutator
+ * marker, and its end, with the telemetry events the loop emitted. Budget checks and mutators
+ * that changed nothing leave no trace in the log, so they are not shown; durations are unknown
+ * (0). A run with no `run-finished` stays in the state its last event shows (a paused run in
+ * `running.awaitingApproval`). The log does not record where a process stopped, so a run that
+ * was resumed in place replays as one run, continuing from the state it was in.
  */
 export function replaySteps({
   sessionId,
@@ -71,6 +77,16 @@ export function replaySteps({
     lastOutcome: null,
   };
   let pending: TelemetryEvent[] = [];
+  // The tool calls of the step's answer, from its inference until the step's tools start.
+  let toolsDue: readonly { readonly id: string; readonly name: string }[] | null = null;
+  const toolNames = new Map<string, string>();
+  // Calls that asked for approval and have no decision yet.
+  const awaiting = new Set<string>();
+  // Calls that a `tool-calls-started` named (and so run and report a finish); `null` in a step
+  // without one (logs before schema 4, where every call ran).
+  let started: Set<string> | null = null;
+  // Denied calls: they never run, so they report neither a start nor a finish.
+  const denied = new Set<string>();
   let usage: { usage: ModelUsage; model: string; estimated: number | undefined } | undefined;
 
   const enter = (
@@ -106,6 +122,10 @@ export function replaySteps({
           steps: 0,
           consecutiveCompactions: 0,
         };
+        toolsDue = null;
+        started = null;
+        awaiting.clear();
+        denied.clear();
         const content = firstUserContent(events.slice(index + 1), logEvent.runId);
         enter('running.beginning', logEvent.seq, [{ type: 'RunStarted', ...base }], {
           type: 'user.message',
@@ -139,6 +159,7 @@ export function replaySteps({
               },
             ]);
             const calls = item.toolCalls ?? [];
+            for (const call of calls) toolNames.set(call.id, call.name);
             context = { ...context, lastUsage: usage?.usage ?? null };
             pending.push({
               type: 'InferenceFinished',
@@ -150,19 +171,21 @@ export function replaySteps({
               ...(usage === undefined ? {} : { model: usage.model }),
             });
             usage = undefined;
-            if (calls.length > 0) {
-              enter(
-                'running.toolResult',
+            // The tools start at the step's `tool-calls-started`, or (older logs) its first result.
+            toolsDue = calls.length > 0 ? calls : null;
+            started = null;
+          } else if (item.kind === 'toolResult') {
+            if (toolsDue !== null) {
+              // Results before any call started: denied calls, or a log older than schema 4.
+              startTools(
                 logEvent.seq,
-                calls.map((call) => ({
-                  type: 'ToolCallStarted' as const,
-                  ...base,
-                  callId: call.id,
-                  toolName: call.name,
-                })),
+                base,
+                toolsDue.filter((call) => !denied.has(call.id)).map((call) => call.id),
               );
             }
-          } else if (item.kind === 'toolResult') {
+            // A call that never ran reports no finish.
+            if (denied.has(item.callId) || (started !== null && !started.has(item.callId)))
+              continue;
             pending.push({
               type: 'ToolCallFinished',
               ...base,
@@ -177,6 +200,62 @@ export function replaySteps({
         break;
       case 'transcript-replaced':
         replayMarker(logEvent, base);
+        break;
+      case 'approval-requested':
+        for (const call of logEvent.calls) awaiting.add(call.callId);
+        if (state === 'running.inferring') enter('running.gatingTools', logEvent.seq, []);
+        enter('running.awaitingApproval', logEvent.seq, [
+          {
+            type: 'ApprovalRequested',
+            ...base,
+            calls: logEvent.calls.map(({ callId, toolName, arguments: text, argumentsHash }) => ({
+              callId,
+              toolName,
+              arguments: text,
+              argumentsHash,
+            })),
+          },
+        ]);
+        break;
+      case 'approval-decided': {
+        awaiting.delete(logEvent.callId);
+        if (!logEvent.approved) denied.add(logEvent.callId);
+        const reason = logEvent.reason === undefined ? {} : { reason: logEvent.reason };
+        enter('running.recordingDecisions', logEvent.seq, [], {
+          type: 'tool.approval',
+          callId: logEvent.callId,
+          approved: logEvent.approved,
+          ...reason,
+        });
+        pending.push({
+          type: 'ApprovalDecided',
+          ...base,
+          callId: logEvent.callId,
+          toolName: toolNames.get(logEvent.callId) ?? '',
+          approved: logEvent.approved,
+          ...reason,
+        });
+        // With calls still undecided the run waits again; else its tools start next.
+        if (awaiting.size > 0) enter('running.awaitingApproval', logEvent.seq, []);
+        break;
+      }
+      case 'tool-calls-started':
+        if (toolsDue === null && state !== 'running.toolResult') {
+          // A run resumed in place that starts calls again (an idempotent call a crash cut off).
+          toolsDue = logEvent.calls.map((call) => ({
+            id: call.callId,
+            name: toolNames.get(call.callId) ?? '',
+          }));
+        }
+        if (toolsDue !== null) {
+          startTools(
+            logEvent.seq,
+            base,
+            logEvent.calls.map((call) => call.callId),
+          );
+        }
+        started ??= new Set();
+        for (const call of logEvent.calls) started.add(call.callId);
         break;
       case 'run-finished':
         context = {
@@ -207,10 +286,33 @@ export function replaySteps({
           },
         ]);
         context = { ...context, runId: null };
+        toolsDue = null;
+        started = null;
+        awaiting.clear();
+        denied.clear();
         break;
     }
   }
   return steps;
+
+  /** The step's tools start: `toolResult`, with a `ToolCallStarted` per call that runs. */
+  function startTools(
+    seq: number,
+    base: { sessionId: string; runId: string; at: number },
+    callIds: readonly string[],
+  ): void {
+    enter(
+      'running.toolResult',
+      seq,
+      callIds.map((callId) => ({
+        type: 'ToolCallStarted' as const,
+        ...base,
+        callId,
+        toolName: toolNames.get(callId) ?? '',
+      })),
+    );
+    toolsDue = null;
+  }
 
   function replayMarker(
     marker: TranscriptReplacedEvent,

@@ -1,3 +1,5 @@
+import { sliceText } from '../../transcript/code-points.js';
+
 /** Whole numbers with thousands separators, independent of the host locale. */
 export function formatCount(value: number): string {
   return Math.round(value)
@@ -18,5 +20,10 @@ export function formatPercent(part: number, whole: number): string {
 /** One line of text at most `limit` characters long, for previews of item content. */
 export function preview(text: string, limit = 80): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= limit ? flat : `${flat.slice(0, limit - 1)}…`;
+  return flat.length <= limit ? flat : `${sliceText(flat, 0, limit - 1)}…`;
+}
+
+/** `1 step`, `2 steps`: a count with its noun, plural unless the count is one. */
+export function formatQuantity(count: number, singular: string, plural = `${singular}s`): string {
+  return `${formatCount(count)} ${count === 1 ? singular : plural}`;
 }

@@ -1,18 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import { link, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { ConfigError } from '../../errors/config-error.js';
 
 /**
  * Writes a whole file or nothing: the text goes to a temporary file beside the target, is
  * flushed to disk, and then renamed over it, so a crash or a full disk never leaves a
- * half-written result or destroys the previous file.
+ * half-written result or destroys the previous file. With `overwrite: false` an existing file
+ * is left alone (the temporary file is linked into place, which fails if the name is taken,
+ * so there is no window between a check and the write). Errors are `ConfigError`s that name
+ * `path`, never the hidden temporary file.
  */
 export async function writeFileAtomic({
   path,
   text,
+  overwrite = true,
 }: {
   path: string;
   text: string;
+  overwrite?: boolean;
 }): Promise<void> {
   const temporary = join(
     dirname(path),
@@ -26,9 +32,37 @@ export async function writeFileAtomic({
     } finally {
       await handle.close();
     }
-    await rename(temporary, path);
+    if (overwrite) await rename(temporary, path);
+    else await link(temporary, path);
   } catch (error) {
+    throw writeError(path, error);
+  } finally {
     await rm(temporary, { force: true });
-    throw error;
   }
+}
+
+/** Why `path` could not be written, in words about `path` rather than the temporary file. */
+function writeError(path: string, error: unknown): ConfigError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EEXIST') {
+    return new ConfigError(`${path} already exists`, { code: 'output_exists', cause: error });
+  }
+  const reasons: Record<string, string> = {
+    ENOENT: 'its directory does not exist',
+    ENOTDIR: 'a part of its directory path is not a directory',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    EROFS: 'the file system is read-only',
+    ENOSPC: 'no space left on the device',
+    EDQUOT: 'the disk quota is exceeded',
+    EISDIR: 'it is a directory',
+    ENAMETOOLONG: 'the name is too long',
+  };
+  const reason =
+    (code === undefined ? undefined : reasons[code]) ??
+    (code === undefined ? String((error as Error).message) : `${code}`);
+  return new ConfigError(`Cannot write ${path}: ${reason}`, {
+    code: 'output_unwritable',
+    cause: error,
+  });
 }

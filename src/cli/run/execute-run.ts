@@ -1,18 +1,23 @@
 import { realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { ConfigError } from '../../errors/config-error.js';
 import { LoopkeeperError } from '../../errors/loopkeeper-error.js';
-import type { RunFinished } from '../../events/telemetry-events.js';
 import { FileSessionStore } from '../../log/file-store.js';
 import { openAIChatModel } from '../../model/openai-chat-model.js';
-import { type AgentLoopActor, createAgentLoop } from '../../runtime/create-agent-loop.js';
+import { type AgentLoopActor, openAgentLoop } from '../../runtime/create-agent-loop.js';
+import { pendingApprovals, resumeRun } from '../../runtime/run-pause.js';
+import type { TurnResult } from '../../runtime/run-turn.js';
 import { runTurn } from '../../runtime/run-turn.js';
 import { createTelemetryHub } from '../../runtime/telemetry-hub.js';
-import { type CommandContext, EXIT_FAILURE, EXIT_OK } from '../command.js';
+import { type CommandContext, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from '../command.js';
 import { startInspectorRelay } from '../inspector-relay.js';
 import { loopkeeperCommand } from '../invocation.js';
-import { formatCount } from '../output/format.js';
+import { formatCount, formatQuantity } from '../output/format.js';
+import type { ApprovalMode } from './approval-modes.js';
+import { createApprovalPrompt } from './approval-prompt.js';
 import { createRunCompactor, type SummarizerChoice } from './run-compactor.js';
+import { settleApprovals } from './settle-approvals.js';
 import { createWorkspaceTools } from './workspace-tools.js';
 
 /** What `loopkeeper run` decided from its command line and environment. */
@@ -32,12 +37,18 @@ export interface RunSettings {
   readonly summarizer: SummarizerChoice;
   readonly maxSteps: number;
   readonly inspectPort: number | undefined;
+  /** Where the relay listens; loopback unless the user widened it. */
+  readonly inspectHost: string;
+  /** How calls of tools that need approval (write_file) are decided. */
+  readonly approve: ApprovalMode;
 }
 
 /**
  * One task as a real session: the OpenAI chat adapter (streaming), the workspace tools, the
- * compactor and the file store. The answer streams to stdout; tool calls, compactions and
- * hints go to stderr so stdout holds only what the model said.
+ * compactor and the file store. The answer streams to stdout; tool calls, compactions,
+ * approvals and hints go to stderr so stdout holds only what the model said. A run of the
+ * session that did not finish (its process stopped, or it waits for approval) is resumed and
+ * finished first.
  */
 export async function executeRun(settings: RunSettings, context: CommandContext): Promise<number> {
   const { stderr } = context;
@@ -47,7 +58,7 @@ export async function executeRun(settings: RunSettings, context: CommandContext)
   const relay =
     settings.inspectPort === undefined
       ? undefined
-      : await startInspectorRelay({ port: settings.inspectPort });
+      : await startInspectorRelay({ port: settings.inspectPort, host: settings.inspectHost });
   const store = new FileSessionStore({ directory: settings.directory });
   try {
     if (relay !== undefined) {
@@ -56,7 +67,7 @@ export async function executeRun(settings: RunSettings, context: CommandContext)
       );
     }
     const { model, apiKey, baseURL } = settings;
-    const loop = createAgentLoop({
+    const loop = await openAgentLoop({
       model: openAIChatModel({
         model,
         apiKey,
@@ -79,17 +90,54 @@ export async function executeRun(settings: RunSettings, context: CommandContext)
     });
     const { sessionId } = loop.session;
     note(
-      `Session ${sessionId} (${join(settings.directory, `${sessionId}.jsonl`)}), model ${model}${baseURL === undefined ? '' : ` at ${baseURL}`}, tools confined to ${root}`,
+      `Session ${sessionId} (${join(settings.directory, `${sessionId}.jsonl`)}), model ${model}${baseURL === undefined ? '' : ` at ${baseURL}`}, tools confined to ${root}, approvals: ${settings.approve}`,
     );
+    const unfinished = loop.session.unfinishedRun;
+    if (unfinished !== null) {
+      const waiting = pendingApprovals(loop).length;
+      note(
+        `Run ${unfinished.runId} of this session did not finish (${waiting > 0 ? `it waits for approval of ${waiting} tool call${waiting === 1 ? '' : 's'}` : 'its process stopped'}); resuming it before the new task.`,
+      );
+    }
     const stopEcho = echoTelemetry({ loop, context, note });
-    const interrupt = () => loop.send({ type: 'abort' });
+    const asking = new AbortController();
+    const prompt = createApprovalPrompt({
+      input: context.stdin ?? Readable.from([]),
+      output: stderr,
+    });
+    let interrupted = false;
+    // Ctrl+C aborts the run at any step, also while a question waits for its answer.
+    const interrupt = () => {
+      interrupted = true;
+      loop.send({ type: 'abort' });
+      asking.abort();
+    };
     process.once('SIGINT', interrupt);
+    const settle = (turn: TurnResult) =>
+      settleApprovals({
+        loop,
+        turn,
+        mode: settings.approve,
+        prompt,
+        signal: asking.signal,
+        note,
+      });
     loop.start();
-    let finished: RunFinished;
+    let finished: TurnResult;
     try {
-      finished = await runTurn(loop, settings.task);
+      const resumed = unfinished === null ? null : await resumeRun(loop);
+      const previous = resumed === null ? null : await settle(resumed);
+      if (previous !== null) {
+        stopEcho.endLine();
+        note(`Resumed run ${previous.runId} ended ${previous.outcome}.`);
+      }
+      finished =
+        previous?.outcome === 'aborted'
+          ? previous
+          : await settle(await runTurn(loop, settings.task));
     } finally {
       process.off('SIGINT', interrupt);
+      prompt.close();
       stopEcho();
       loop.stop();
     }
@@ -97,15 +145,23 @@ export async function executeRun(settings: RunSettings, context: CommandContext)
       const directory =
         settings.directoryArgument === undefined ? '' : ` --dir ${settings.directoryArgument}`;
       note(
-        `Done in ${finished.steps} steps. Continue with --session ${sessionId}; audit with: ${loopkeeperCommand()} show ${sessionId}${directory}`,
+        `Done in ${formatQuantity(finished.steps, 'step')}. Continue with --session ${sessionId}; audit with: ${loopkeeperCommand({ env: context.env })} show ${sessionId}${directory}`,
       );
       return EXIT_OK;
+    }
+    if (finished.outcome === 'aborted' && interrupted) {
+      stderr.write(
+        `${style.red(`loopkeeper run: interrupted (Ctrl+C); the session log keeps everything so far: continue with --session ${sessionId}`)}\n`,
+      );
+      return EXIT_INTERRUPTED;
     }
     const reason =
       finished.error === undefined
         ? finished.outcome
         : `${finished.error.name}: ${finished.error.message}`;
-    stderr.write(`${style.red(`loopkeeper run: the run ended ${finished.outcome}: ${reason}`)}\n`);
+    stderr.write(
+      `${style.red(`loopkeeper run: error: the run ended ${finished.outcome}: ${reason}`)}\n`,
+    );
     return EXIT_FAILURE;
   } finally {
     await store.close();
@@ -122,7 +178,7 @@ function echoTelemetry({
   loop: AgentLoopActor;
   context: CommandContext;
   note: (text: string) => void;
-}): () => void {
+}): (() => void) & { endLine(): void } {
   const { stdout } = context;
   const hub = createTelemetryHub();
   hub.attach(loop);
@@ -155,16 +211,21 @@ function echoTelemetry({
       `[emergency prune] ${formatCount(event.tokensBefore)} -> ${formatCount(event.tokensAfter)} tokens`,
     );
   });
-  return () => {
-    endLine();
-    hub.detachAll();
-  };
+  hub.on('ApprovalRequested', () => endLine());
+  return Object.assign(
+    () => {
+      endLine();
+      hub.detachAll();
+    },
+    { endLine },
+  );
 }
 
 function instructionsFor(root: string): string {
   return [
-    'You are a careful assistant that answers questions about the files in a working directory.',
-    `The working directory is ${root}. Use list_files, read_file and search_text to look at it; paths are relative to it.`,
+    'You are a careful assistant that answers questions about the files in a working directory and changes them when asked.',
+    `The working directory is ${root}. Use list_files, read_file and search_text to look at it, and write_file to change a file; paths are relative to it.`,
+    "Every write_file call needs the user's approval and may be denied: when it is, say so and do not claim the change was made.",
     'Read before you answer, cite the files you relied on, and say so when something is not in the files.',
   ].join(' ');
 }

@@ -1,5 +1,5 @@
 import { realpath } from 'node:fs/promises';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /** Refused a path outside the working directory; the message is what the model reads. */
 export class WorkspaceEscapeError extends Error {
@@ -25,6 +25,36 @@ export async function resolveInWorkspace({
   const real = await realpath(candidate);
   if (!isInside(root, real)) throw new WorkspaceEscapeError(path);
   return real;
+}
+
+/**
+ * Where a file may be written inside `root`: the real path of the file when it exists, else of
+ * its nearest existing directory joined with the rest. Either way the real part must be inside
+ * `root`, so neither a link nor a missing directory lets a write leave it.
+ */
+export async function resolveWritableInWorkspace({
+  root,
+  path,
+}: {
+  root: string;
+  path: string;
+}): Promise<string> {
+  const candidate = resolve(root, path);
+  if (!isInside(root, candidate) || candidate === root) throw new WorkspaceEscapeError(path);
+  let existing = candidate;
+  const missing: string[] = [];
+  for (;;) {
+    const real = await realpath(existing).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (real !== undefined) {
+      if (!isInside(root, real)) throw new WorkspaceEscapeError(path);
+      return missing.length === 0 ? real : join(real, ...missing.reverse());
+    }
+    missing.push(basename(existing));
+    existing = dirname(existing);
+  }
 }
 
 /** Whether `path` is `root` or below it; both must be absolute and already real. */

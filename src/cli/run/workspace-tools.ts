@@ -1,8 +1,11 @@
-import { open, stat } from 'node:fs/promises';
+import { mkdir, open, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { defineTool } from '../../tools/define-tool.js';
 import type { AnyToolDefinition } from '../../tools/types.js';
+import { sliceText } from '../../transcript/code-points.js';
+import { writeFileAtomic } from '../output/write-file-atomic.js';
 import { walkEntries } from './walk-files.js';
-import { displayPath, resolveInWorkspace } from './workspace-path.js';
+import { displayPath, resolveInWorkspace, resolveWritableInWorkspace } from './workspace-path.js';
 
 /** Output caps: a tool result has to fit a context window next to everything else. */
 export interface WorkspaceLimits {
@@ -23,9 +26,11 @@ export const DEFAULT_WORKSPACE_LIMITS: WorkspaceLimits = {
 };
 
 /**
- * Read-only tools confined to one directory: list files, read a file, search text. Every path
- * is resolved (symlinks included) and refused when it leaves the directory; every output is
- * capped and says when it was cut, so the model knows to ask for less.
+ * Tools confined to one directory: list files, read a file, search text, and write a file.
+ * Every path is resolved (symlinks included) and refused when it leaves the directory; every
+ * output is capped and says when it was cut, so the model knows to ask for less. `write_file`
+ * is the one tool that changes anything, so it needs approval (`needsApproval: true`): the
+ * run pauses until a person (or `--approve`) decides each call.
  */
 export function createWorkspaceTools({
   root,
@@ -140,7 +145,7 @@ export function createWorkspaceTools({
           }
           const shown =
             content.length > limits.maxLineLength
-              ? `${content.slice(0, limits.maxLineLength)}…`
+              ? `${sliceText(content, 0, limits.maxLineLength)}…`
               : content;
           matches.push(`${displayPath(root, entry.path)}:${index + 1}: ${shown.trim()}`);
         }
@@ -149,7 +154,34 @@ export function createWorkspaceTools({
     },
   });
 
-  return [listFiles, readFile, searchText];
+  const writeFile = defineTool<{ path: string; content: string }>({
+    name: 'write_file',
+    description:
+      "Create or replace a text file of the working directory with the given content (missing directories are created). Each call needs the user's approval and may be denied; the result says so.",
+    parameters: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', description: 'File path relative to the working directory' },
+        content: { type: 'string', description: 'The whole new content of the file' },
+      },
+      required: ['path', 'content'],
+    },
+    needsApproval: true,
+    async execute({ path, content }) {
+      if (typeof content !== 'string') throw new Error('content must be a string');
+      const file = await resolveWritableInWorkspace({ root, path });
+      const existing = await stat(file).then(
+        (info) => info,
+        () => undefined,
+      );
+      if (existing?.isDirectory() === true) throw new Error(`"${path}" is a directory`);
+      await mkdir(dirname(file), { recursive: true });
+      await writeFileAtomic({ path: file, text: content });
+      return `${existing === undefined ? 'Created' : 'Replaced'} ${displayPath(root, file)} (${content.length} characters).`;
+    },
+  });
+
+  return [listFiles, readFile, searchText, writeFile];
 }
 
 async function* singleFile(path: string) {

@@ -1,8 +1,8 @@
-import { formatCount } from '../output/format.js';
+import { formatCount, formatQuantity, preview } from '../output/format.js';
 import type { Style } from '../output/style.js';
 import { renderTable } from '../output/table.js';
 import type { AuditItem } from './audit-item.js';
-import type { AuditEntry, MarkerAudit, SessionAudit } from './session-audit.js';
+import type { AuditEntry, MarkerAudit, SessionAudit, UnfinishedRunAudit } from './session-audit.js';
 
 /** The audit view as text: a header, every event in order, then the effective history. */
 export function renderSessionAudit({
@@ -23,6 +23,8 @@ export function renderSessionAudit({
     style.bold('Events'),
   ];
   for (const entry of audit.entries) lines.push(...renderEntry(entry, style));
+  if (audit.unfinishedRun !== null)
+    lines.push('', ...renderUnfinishedRun(audit.unfinishedRun, style));
   lines.push(
     '',
     style.bold(
@@ -60,7 +62,7 @@ function renderEntry(entry: AuditEntry, style: Style): string[] {
       const outcome =
         entry.outcome === 'completed' ? style.green(entry.outcome) : style.red(entry.outcome);
       return [
-        `${head} ${time} run finished     ${entry.runId} ${outcome} after ${entry.steps} steps${error}`,
+        `${head} ${time} run finished     ${entry.runId} ${outcome} after ${formatQuantity(entry.steps, 'step')}${error}`,
       ];
     }
     case 'usage-reported': {
@@ -81,7 +83,51 @@ function renderEntry(entry: AuditEntry, style: Style): string[] {
       );
     case 'transcript-replaced':
       return renderMarker(head, time, entry.marker, style);
+    case 'tool-calls-started':
+      return [
+        `${head} ${time} tools started    ${entry.calls
+          .map((call) => `${call.toolName ?? '?'}(${call.callId}) ${shortHash(call.argumentsHash)}`)
+          .join(', ')}`,
+      ];
+    case 'approval-requested':
+      return entry.calls.map(
+        (call, index) =>
+          `${index === 0 ? `${head} ${time} ${style.yellow('approval asked')}  ` : ' '.repeat(head.length + 30)} ${call.toolName}(${call.callId}) ${shortHash(call.argumentsHash)} ${preview(call.arguments)}`,
+      );
+    case 'approval-decided': {
+      const verdict = entry.approved ? style.green('approved') : style.red('denied');
+      const reason = entry.reason === undefined || entry.reason === '' ? '' : `: ${entry.reason}`;
+      return [
+        `${head} ${time} approval decided ${entry.toolName ?? '?'}(${entry.callId}) ${verdict} ${shortHash(entry.argumentsHash)}${reason}`,
+      ];
+    }
   }
+}
+
+/** The run the log leaves open, and what a person has to decide before it can go on. */
+function renderUnfinishedRun(run: UnfinishedRunAudit, style: Style): string[] {
+  if (run.pendingApprovals.length === 0) {
+    return [
+      style.bold(`Unfinished run: ${run.runId}`),
+      'Its process stopped before it finished; the next loopkeeper run on this session (or openAgentLoop) resumes it.',
+    ];
+  }
+  const count = run.pendingApprovals.length;
+  return [
+    style.bold(
+      `Pending approvals: run ${run.runId} waits for ${count} decision${count === 1 ? '' : 's'}`,
+    ),
+    renderTable({
+      columns: [{ header: 'call id' }, { header: 'tool' }, { header: 'arguments' }],
+      rows: run.pendingApprovals.map((call) => [call.callId, call.toolName, call.arguments]),
+    }),
+  ];
+}
+
+/** `sha256:` and the first 12 hex digits: enough to tell two argument sets apart by eye. */
+function shortHash(hash: string): string {
+  const [scheme, digits] = hash.split(':');
+  return digits === undefined || digits.length <= 12 ? hash : `${scheme}:${digits.slice(0, 12)}…`;
 }
 
 function renderMarker(head: string, time: string, marker: MarkerAudit, style: Style): string[] {

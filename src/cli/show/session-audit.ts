@@ -5,6 +5,7 @@ import type {
   SessionEvent,
 } from '../../log/events.js';
 import { SessionProjection } from '../../log/projection.js';
+import { RunProgress } from '../../runtime/run-progress.js';
 import type { TokenCounter } from '../../tokens/types.js';
 import type { Item } from '../../transcript/types.js';
 import { type SessionStats, summarizeSession } from '../session-stats.js';
@@ -55,13 +56,58 @@ export type AuditEntry =
       readonly cachedTokens?: number;
       readonly estimatedPromptTokens?: number;
     })
-  | (EntryBase & { readonly type: 'transcript-replaced'; readonly marker: MarkerAudit });
+  | (EntryBase & { readonly type: 'transcript-replaced'; readonly marker: MarkerAudit })
+  | (EntryBase & {
+      readonly type: 'tool-calls-started';
+      readonly runId: string;
+      readonly calls: readonly StartedCallAudit[];
+    })
+  | (EntryBase & {
+      readonly type: 'approval-requested';
+      readonly runId: string;
+      readonly calls: readonly ApprovalRequestAudit[];
+    })
+  | (EntryBase & {
+      readonly type: 'approval-decided';
+      readonly runId: string;
+      readonly callId: string;
+      /** The tool of the call, when its request is in the log. */
+      readonly toolName?: string;
+      readonly approved: boolean;
+      readonly reason?: string;
+      readonly argumentsHash: string;
+    });
+
+/** A call named by `tool-calls-started`: it was about to run with arguments of this hash. */
+export interface StartedCallAudit {
+  readonly callId: string;
+  /** The tool the call names, when its assistant item is in the log. */
+  readonly toolName?: string;
+  readonly argumentsHash: string;
+}
+
+/** A call that asked for a person's decision, with the arguments it would run with. */
+export interface ApprovalRequestAudit {
+  readonly callId: string;
+  readonly toolName: string;
+  readonly arguments: string;
+  readonly argumentsHash: string;
+}
+
+/** The session's last run when the log shows it unfinished, and the calls it waits for. */
+export interface UnfinishedRunAudit {
+  readonly runId: string;
+  /** Requested calls with no decision and no result yet: empty when the run does not wait. */
+  readonly pendingApprovals: readonly ApprovalRequestAudit[];
+}
 
 export interface SessionAudit {
   readonly sessionId: string;
   readonly entries: readonly AuditEntry[];
   readonly effective: { readonly tokens: number; readonly items: readonly AuditItem[] };
   readonly stats: SessionStats;
+  /** Null when every run in the log finished. */
+  readonly unfinishedRun: UnfinishedRunAudit | null;
 }
 
 /**
@@ -81,7 +127,11 @@ export function buildSessionAudit({
   const projection = new SessionProjection();
   const entries: AuditEntry[] = [];
   const audit = (item: Item) => toAuditItem({ item, tokens });
+  // What the last run waits for, read the way the runtime reads it when it resumes.
+  const progress = new RunProgress();
+  const toolNames = new Map<string, string>();
   for (const event of events) {
+    progress.observe(event);
     const base = {
       seq: event.seq,
       at: event.at,
@@ -142,8 +192,46 @@ export function buildSessionAudit({
         });
         break;
       case 'items-appended':
+        for (const item of event.items) {
+          for (const call of item.kind === 'assistant' ? (item.toolCalls ?? []) : []) {
+            toolNames.set(call.id, call.name);
+          }
+        }
         entries.push({ ...base, type: 'items-appended', items: event.items.map(audit) });
         break;
+      case 'tool-calls-started':
+        entries.push({
+          ...base,
+          type: 'tool-calls-started',
+          runId: event.runId,
+          calls: event.calls.map(({ callId, argumentsHash }) => {
+            const toolName = toolNames.get(callId);
+            return { callId, ...(toolName === undefined ? {} : { toolName }), argumentsHash };
+          }),
+        });
+        break;
+      case 'approval-requested':
+        entries.push({
+          ...base,
+          type: 'approval-requested',
+          runId: event.runId,
+          calls: event.calls.map(approvalRequestAudit),
+        });
+        break;
+      case 'approval-decided': {
+        const toolName = toolNames.get(event.callId);
+        entries.push({
+          ...base,
+          type: 'approval-decided',
+          runId: event.runId,
+          callId: event.callId,
+          ...(toolName === undefined ? {} : { toolName }),
+          approved: event.approved,
+          ...(event.reason === undefined ? {} : { reason: event.reason }),
+          argumentsHash: event.argumentsHash,
+        });
+        break;
+      }
       case 'usage-reported':
         entries.push({
           ...base,
@@ -164,5 +252,21 @@ export function buildSessionAudit({
     entries,
     effective: { tokens: tokens.count(projection.items), items: projection.items.map(audit) },
     stats: summarizeSession({ events, tokens }),
+    unfinishedRun: unfinishedRunOf(progress),
   };
+}
+
+function unfinishedRunOf(progress: RunProgress) {
+  const run = progress.unfinishedRun;
+  if (run === null) return null;
+  return { runId: run.runId, pendingApprovals: progress.waiting.map(approvalRequestAudit) };
+}
+
+function approvalRequestAudit({
+  callId,
+  toolName,
+  arguments: text,
+  argumentsHash,
+}: ApprovalRequestAudit): ApprovalRequestAudit {
+  return { callId, toolName, arguments: text, argumentsHash };
 }

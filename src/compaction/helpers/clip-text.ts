@@ -1,4 +1,5 @@
 import type { TokenCounter } from '../../tokens/types.js';
+import { sliceText } from '../../transcript/code-points.js';
 import type { Item } from '../../transcript/types.js';
 import { deriveItem } from './derived-item.js';
 import { toolOutputFacts } from './tool-output-placeholder.js';
@@ -9,14 +10,16 @@ export const CLIPPED_ID_PREFIX = 'clipped';
 /** Cut `text` at a line end at or before `at` when one is near; else at `at`. */
 function headUntil(text: string, at: number): string {
   const newline = text.lastIndexOf('\n', at);
-  return newline > at / 2 ? text.slice(0, newline) : text.slice(0, at);
+  return newline > at / 2 ? text.slice(0, newline) : sliceText(text, 0, at);
 }
 
 /** Cut `text` at a line start at or after `length - keep` when one is near; else there. */
 function tailFrom(text: string, keep: number): string {
   const from = text.length - keep;
   const newline = text.indexOf('\n', from);
-  return newline >= 0 && newline < from + keep / 2 ? text.slice(newline + 1) : text.slice(from);
+  return newline >= 0 && newline < from + keep / 2
+    ? text.slice(newline + 1)
+    : sliceText(text, from);
 }
 
 /**

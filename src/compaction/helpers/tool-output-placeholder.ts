@@ -1,4 +1,5 @@
 import type { TokenCounter } from '../../tokens/types.js';
+import { sliceText } from '../../transcript/code-points.js';
 import type { ToolResultItem } from '../../transcript/types.js';
 import {
   findFilePaths,
@@ -58,7 +59,7 @@ export function toolOutputFacts(content: string, maxCharacters = content.length 
     .map((line) => line.replace(/\s+/g, ' ').trim())
     .filter((line) => line !== '' && !/^\d+[:|]/.test(line) && looksLikeError(line))
     .map((line) =>
-      line.length > maxErrorLineLength ? `${line.slice(0, maxErrorLineLength - 1)}…` : line,
+      line.length > maxErrorLineLength ? `${sliceText(line, 0, maxErrorLineLength - 1)}…` : line,
     );
   const paths = [...new Set([...findUrls(content), ...findFilePaths(content)])];
   let room = Math.floor(maxCharacters);

@@ -7,8 +7,8 @@ import type { CompactionStrategy } from '../types.js';
 
 export interface DropFailedToolResultsOptions {
   /**
-   * Drop an assistant item left with no text and no other calls (the seed's
-   * `drop_empty_items`). Default true, as the seed. With false it stays in place with empty
+   * Drop an assistant item left with no text and no other calls. Default true. With false it
+   * stays in place with empty
    * text, so the turn keeps its shape and still renders as a valid chat message.
    */
   readonly dropEmpty?: boolean;

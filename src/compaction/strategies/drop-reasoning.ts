@@ -13,8 +13,8 @@ export interface DropReasoningOptions {
    */
   readonly keepLastTurn?: boolean;
   /**
-   * Drop an assistant item left with no text and no tool calls (the seed's
-   * `drop_empty_items`). Default true, as the seed. With false it stays in place with empty
+   * Drop an assistant item left with no text and no tool calls. Default true. With false it
+   * stays in place with empty
    * text, so the turn keeps its shape and still renders as a valid chat message.
    */
   readonly dropEmpty?: boolean;

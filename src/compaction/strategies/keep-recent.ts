@@ -15,8 +15,8 @@ interface KeepRecentCommon {
 }
 
 /**
- * Keep the last `items` items that are not of a preserved kind (as the seed's
- * `KeepRecentStrategy`: preserved items never count toward the number), or the last `tokens`
+ * Keep the last `items` items that are not of a preserved kind (preserved items never count
+ * toward the number), or the last `tokens`
  * tokens (counted per item, preserved items in the tail included, since they take room).
  */
 export type KeepRecentOptions =

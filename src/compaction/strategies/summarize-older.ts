@@ -22,7 +22,7 @@ export interface SummarizeOlderOptions {
    * summary's cap, the leading host context and the latest user request.
    */
   readonly keepRecentTokens?: number;
-  /** Keep at least this many items at the end verbatim (the seed's "last N items"). Default 0. */
+  /** Keep at least this many items at the end verbatim (the last N items, whatever their size). Default 0. */
   readonly keepRecentItems?: number;
   /** The most tokens the summary may take; longer ones are cut section by section. Default: 35% of the target plus
    * the summary's frame (at most half the target), or more when the kept part leaves more room. */

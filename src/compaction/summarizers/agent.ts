@@ -50,7 +50,7 @@ const TOOL_NOTE = [
 ].join('\n');
 
 /**
- * A summarizer backend that runs a nested agent loop (the seed's `AgentCompactor`): each
+ * A summarizer backend that runs a nested agent loop: each
  * summary is one run of a real loop actor with its own memory session, given the rendered
  * record as its user message; its final assistant text is the summary. Inside a loop's
  * compaction the child is created in the loop's actor system with the compacting actor as its

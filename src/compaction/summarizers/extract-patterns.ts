@@ -35,17 +35,15 @@ export function findFilePaths(text: string): string[] {
   return [...new Set(found.map((entry) => entry.path))];
 }
 
-/** URLs mentioned in the text, without duplicates or trailing sentence punctuation. */
+/**
+ * URLs mentioned in the text, without duplicates. A URL does not end in the punctuation of the
+ * sentence around it (`see https://owncloud.org.`, `…/login, then`): the last character must
+ * be one that can end a URL.
+ */
 export function findUrls(text: string): string[] {
   if (!text.includes('://')) return [];
-  // Punctuation that closes the sentence around a URL is not part of it (`…/login,`).
-  return [
-    ...new Set(
-      [...text.matchAll(/\bhttps?:\/\/[^\s"'<>`)\]]+/g)].map((match) =>
-        match[0].replace(/[.,;:!?]+$/, ''),
-      ),
-    ),
-  ];
+  const pattern = /\bhttps?:\/\/[^\s"'<>`)\]]*[^\s"'<>`)\].,;:!?]/g;
+  return [...new Set([...text.matchAll(pattern)].map((match) => match[0]))];
 }
 
 const errorLinePatterns: readonly RegExp[] = [

@@ -1,4 +1,5 @@
 import { ConfigError } from '../../errors/config-error.js';
+import { sliceText } from '../../transcript/code-points.js';
 import type { Item } from '../../transcript/types.js';
 import { isSummaryItem, parseSummarySections, type SummarySection } from '../summary.js';
 import { GOAL_LABEL, goalLine } from '../summary-goal.js';
@@ -35,7 +36,7 @@ const earlierLabel = 'Earlier request (answered):';
 
 function clip(text: string, limit: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= limit ? flat : `${flat.slice(0, limit - 1)}…`;
+  return flat.length <= limit ? flat : `${sliceText(flat, 0, limit - 1)}…`;
 }
 
 function bulletLines(section: string | undefined): string[] {

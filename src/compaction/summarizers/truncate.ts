@@ -1,4 +1,5 @@
 import type { TokenCounter } from '../../tokens/types.js';
+import { sliceText } from '../../transcript/code-points.js';
 import type { Item } from '../../transcript/types.js';
 
 export interface TruncateTextOptions {
@@ -18,10 +19,8 @@ function sliceWithin({
   // Tokens almost never hold more than ~8 characters, so this first cut rarely needs a recount.
   let length = Math.min(text.length, maxTokens * 8);
   for (;;) {
-    let candidate = from === 'start' ? text.slice(0, length) : text.slice(text.length - length);
-    // Never leave half of a surrogate pair at the cut.
-    if (from === 'start' && /[\uD800-\uDBFF]$/.test(candidate)) candidate = candidate.slice(0, -1);
-    if (from === 'end' && /^[\uDC00-\uDFFF]/.test(candidate)) candidate = candidate.slice(1);
+    const candidate =
+      from === 'start' ? sliceText(text, 0, length) : sliceText(text, text.length - length);
     const count = tokens.countText(candidate);
     if (count <= maxTokens) return candidate;
     length = Math.min(length - 1, Math.floor((length * maxTokens) / count));

@@ -9,7 +9,7 @@ export interface ContextWindowTriggerOptions {
   readonly window: number;
   /**
    * Tokens of the window kept free for the model's answer, taken off before `percent` applies.
-   * Default 0, as the seed design: the percent alone leaves room for the answer, and a small
+   * Default 0: the percent alone leaves room for the answer, and a small
    * window works with the defaults. Set it when answers are long (say 8,192 on a 128k window).
    */
   readonly outputReserve?: number;
@@ -24,7 +24,7 @@ export interface ContextWindowTriggerOptions {
 
 /**
  * Fires when the next prompt reaches `(window - outputReserve) * percent / 100` tokens (at or
- * above the line, as the seed's `context_window_trigger(window, percent)`); that line is the
+ * above the line); that line is the
  * budget's `maxTokens`, and compaction aims at `targetRatio` of it. The window less the
  * reserve is the budget's `limitTokens`: when only the latest turn is left and it is over the
  * line, the transcript still fits while it is under the window. On the reported basis all three

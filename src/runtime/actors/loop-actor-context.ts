@@ -6,6 +6,7 @@ import type { LoopMutator, MutationMarker } from '../../compaction/types.js';
 import type { TelemetryEvent } from '../../events/telemetry-events.js';
 import { buildReplacementView } from '../../log/replacement-view.js';
 import type { ModelAdapter, ToolSpec } from '../../model/types.js';
+import type { ToolRegistry } from '../../tools/tool-registry.js';
 import type { AnyToolDefinition } from '../../tools/types.js';
 import type { Item } from '../../transcript/types.js';
 import type { CompactionFloor } from '../compaction-floor.js';
@@ -21,6 +22,10 @@ export interface LoopActorContext {
   readonly mutators: readonly LoopMutator[];
   readonly compactor: Compactor | undefined;
   readonly toolTimeoutMs: number | undefined;
+  /** The loop's tools by name, built and checked once when the loop is made. */
+  readonly registry: ToolRegistry;
+  /** The most tool calls that run at once. */
+  readonly maxParallelTools: number;
   /** What the model is told about the tools, computed once. */
   readonly specs: readonly ToolSpec[];
   /** Tokens of a request outside its items, for budget checks between usage reports. */

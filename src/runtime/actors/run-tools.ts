@@ -1,25 +1,74 @@
 import type { RunToolsInput, RunToolsOutput } from '../../../machines/agent-loop.types.js';
 import type { TelemetryEvent } from '../../events/telemetry-events.js';
+import type { LoggedToolCall, NewSessionEvent } from '../../log/events.js';
+import { hashToolArguments } from '../../tools/arguments-hash.js';
 import { executeToolCalls } from '../../tools/execute-tool-calls.js';
-import { createToolRegistry, type ToolRegistry } from '../../tools/tool-registry.js';
-import type { AnyToolDefinition } from '../../tools/types.js';
+import type { ToolRegistry } from '../../tools/tool-registry.js';
+import { createItemId } from '../../transcript/ids.js';
+import type { ToolCall, ToolResultItem } from '../../transcript/types.js';
+import type { LoopSession } from '../loop-session.js';
 import { forward, loopActor } from './loop-actor-context.js';
 
-/** Runs the open tool calls concurrently and logs their results. */
+/**
+ * Runs the open tool calls concurrently. Before they run, the log records which were started
+ * (`tool-calls-started`, with each call's arguments hash); each result is logged as soon as its
+ * call finishes, so a crash loses no finished call. Calls that must not run get an error result
+ * instead: a denied call, an approved call whose arguments no longer match what was approved,
+ * and, when a run is resumed, a non-idempotent call a crash interrupted.
+ */
 export const runToolsActor = loopActor<RunToolsOutput, RunToolsInput>(
-  async ({ session, tools, toolTimeoutMs }, { input, signal }) => {
+  async ({ session, registry, toolTimeoutMs, maxParallelTools }, { input, signal }) => {
     const telemetry = (event: TelemetryEvent) => forward(input.loop, event);
-    const calls = session.pendingToolCalls;
+    const { runId } = input;
+    const toRun: ToolCall[] = [];
+    const started: LoggedToolCall[] = [];
+    const refused: ToolResultItem[] = [];
+    for (const call of session.pendingToolCalls) {
+      // Hashed once: the approval check and the started marker both use it.
+      const argumentsHash = hashToolArguments(call.arguments);
+      const refusal = refusalOf({ session, registry, call, argumentsHash });
+      if (refusal === undefined) {
+        toRun.push(call);
+        started.push({ callId: call.id, argumentsHash });
+      } else refused.push(errorResult(call, refusal));
+    }
+    const before: NewSessionEvent[] = [];
+    if (refused.length > 0) before.push({ type: 'items-appended', runId, items: refused });
+    if (started.length > 0) before.push({ type: 'tool-calls-started', runId, calls: started });
+    if (signal.aborted) throw signal.reason;
+    if (before.length > 0) await session.appendForRun(runId, before);
+    // Results are logged as their calls finish; those that finish while an append is waiting
+    // to start join it, so a batch of quick calls costs one write, not one each.
+    let appends: Promise<unknown> = Promise.resolve();
+    let batch: ToolResultItem[] | null = null;
+    const logResult = (result: ToolResultItem): void => {
+      // When aborted, the abort path answers open calls itself; writing here would race it.
+      if (signal.aborted) return;
+      if (batch !== null) {
+        batch.push(result);
+        return;
+      }
+      const items = [result];
+      batch = items;
+      appends = appends.then(() => {
+        batch = null;
+        return session.appendForRun(runId, [{ type: 'items-appended', runId, items }]);
+      });
+      // A failed append fails the step at `await appends` below, once every call has settled;
+      // until then it must not count as an unhandled rejection.
+      appends.catch(() => undefined);
+    };
     const results = await executeToolCalls({
-      tools: registryOf(tools),
-      calls,
+      tools: registry,
+      calls: toRun,
       signal,
+      maxConcurrency: maxParallelTools,
       ...(toolTimeoutMs === undefined ? {} : { defaultTimeoutMs: toolTimeoutMs }),
       onCallStarted: ({ callId, toolName }) =>
         telemetry({
           type: 'ToolCallStarted',
           sessionId: input.sessionId,
-          runId: input.runId,
+          runId,
           at: Date.now(),
           callId,
           toolName,
@@ -28,7 +77,7 @@ export const runToolsActor = loopActor<RunToolsOutput, RunToolsInput>(
         telemetry({
           type: 'ToolCallFinished',
           sessionId: input.sessionId,
-          runId: input.runId,
+          runId,
           at: Date.now(),
           callId,
           toolName,
@@ -36,27 +85,55 @@ export const runToolsActor = loopActor<RunToolsOutput, RunToolsInput>(
           durationMs,
           outputLength,
         }),
+      onResult: logResult,
     });
-    // When aborted, the abort path answers open calls itself; writing here would race it.
+    await appends;
     if (signal.aborted) throw signal.reason;
-    await session.appendForRun(input.runId, [
-      { type: 'items-appended', runId: input.runId, items: results },
-    ]);
-    return { results: results.length, errors: results.filter((result) => result.isError).length };
+    const all = [...refused, ...results];
+    return { results: all.length, errors: all.filter((result) => result.isError).length };
   },
 );
 
-/**
- * A loop's tools are fixed when it is made (and validated then), so their registry is built once
- * per tool list instead of at every step.
- */
-const registries = new WeakMap<readonly AnyToolDefinition[], ToolRegistry>();
-
-function registryOf(tools: readonly AnyToolDefinition[]): ToolRegistry {
-  let registry = registries.get(tools);
-  if (registry === undefined) {
-    registry = createToolRegistry(tools);
-    registries.set(tools, registry);
+/** Why a call must not run now, as the model will read it; undefined when it may run. */
+function refusalOf({
+  session,
+  registry,
+  call,
+  argumentsHash,
+}: {
+  readonly session: LoopSession;
+  readonly registry: ToolRegistry;
+  readonly call: ToolCall;
+  readonly argumentsHash: string;
+}): string | undefined {
+  const { progress } = session;
+  if (progress.request(call.id) !== undefined) {
+    const decision = progress.decision(call.id);
+    if (decision === undefined) {
+      return 'This call needed approval and no decision was recorded, so it did not run.';
+    }
+    if (!decision.approved) {
+      const why =
+        decision.reason === undefined || decision.reason === '' ? '' : `: ${decision.reason}`;
+      return `This call was not approved${why}. It did not run.`;
+    }
+    if (decision.argumentsHash !== argumentsHash) {
+      return 'The arguments of this call are not the ones that were approved, so it did not run.';
+    }
   }
-  return registry;
+  if (progress.startedHash(call.id) !== undefined && registry.get(call.name)?.idempotent !== true) {
+    return 'This call was started before the run was interrupted (its process stopped) and its result was not recorded, so it may or may not have taken effect. It was not run again.';
+  }
+  return undefined;
+}
+
+function errorResult(call: ToolCall, message: string): ToolResultItem {
+  return {
+    kind: 'toolResult',
+    id: createItemId('result'),
+    callId: call.id,
+    toolName: call.name,
+    content: `[loopkeeper] ${message}`,
+    isError: true,
+  };
 }

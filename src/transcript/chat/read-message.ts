@@ -10,9 +10,11 @@ import type {
   ToolResultItem,
   UserItem,
 } from '../types.js';
+import { COMPACTION_SUMMARY_NAME } from '../types.js';
 import { MessageProblems } from './message-problems.js';
 import { isSendableName } from './names.js';
 import { type ReadText, readTextContent, readUserContent } from './read-content.js';
+import { unfencedSummaryText } from './summary-message.js';
 
 export interface ReadMessageContext {
   readonly index: number;
@@ -100,10 +102,14 @@ function readUser(
   message: Record<string, unknown>,
   context: ReadMessageContext,
   problems: MessageProblems,
-): UserItem | undefined {
+): UserItem | ContextItem | undefined {
   problems.onlyFields(message, ['role', 'content', 'name']);
   const name = readName(message, problems);
   const { content } = message;
+  const summary = name === undefined ? unfencedSummaryText(content) : undefined;
+  if (summary !== undefined) {
+    return { kind: 'context', id: context.id, name: COMPACTION_SUMMARY_NAME, text: summary };
+  }
   const read = readUserContent(content, problems);
   if (read === undefined) return undefined;
   return { kind: 'user', id: context.id, content: read, ...(name === undefined ? {} : { name }) };

@@ -100,17 +100,27 @@ export function childEnvironment(overrides: Record<string, string> = {}): NodeJS
   return { ...rest, ...overrides };
 }
 
-/** Runs the built `bin/loopkeeper.js` as a child process and collects its output. */
+/**
+ * Runs the built `bin/loopkeeper.js` as a child process and collects its output; `input`, when
+ * given, is piped to its stdin; either way stdin ends (it is a pipe, never a terminal).
+ */
 export function runLoopkeeper(
   args: readonly string[],
-  { env = childEnvironment(), cwd = packageRoot }: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+  {
+    env = childEnvironment(),
+    cwd = packageRoot,
+    input,
+  }: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [binPath, ...args], {
       cwd,
       env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    // A child that exits before reading its input closes the pipe; that is not a test failure.
+    child.stdin.on('error', () => {});
+    child.stdin.end(input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

@@ -43,7 +43,10 @@ export function createControllableActors() {
   // Typed from the machine's actor table: a renamed or retyped actor fails to compile here.
   const actors: AgentLoopActorImplementations = {
     beginRun: controllable('beginRun'),
+    resumeRun: controllable('resumeRun'),
     callModel: controllable('callModel'),
+    gateTools: controllable('gateTools'),
+    recordDecisions: controllable('recordDecisions'),
     runTools: controllable('runTools'),
     runMutator: controllable('runMutator'),
     checkBudget: controllable('checkBudget'),

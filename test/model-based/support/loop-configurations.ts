@@ -20,12 +20,18 @@ export function loopConfiguration({
   maxStepsPerRun = 3,
   compactor = 'compactor',
   queueWhileBusy = false,
+  approvals = false,
+  resume = false,
 }: {
   cap: number;
   mutators?: MutatorSet;
   maxStepsPerRun?: number;
   compactor?: string | null;
   queueWhileBusy?: boolean;
+  /** Tools may need approval: every tool step goes through `gatingTools`. */
+  approvals?: boolean;
+  /** The loop starts by resuming an unfinished run that had made one inference. */
+  resume?: boolean;
 }): LoopConfiguration {
   const parts = [
     `cap ${cap}`,
@@ -33,6 +39,8 @@ export function loopConfiguration({
     `${maxStepsPerRun} steps`,
     compactor === null ? 'no compactor' : null,
     queueWhileBusy ? 'a message queued while busy' : null,
+    approvals ? 'tool approvals' : null,
+    resume ? 'resuming a run at step 1' : null,
   ];
   return {
     label: parts.filter((part) => part !== null).join(', '),
@@ -42,6 +50,8 @@ export function loopConfiguration({
       maxStepsPerRun,
       mutators: mutatorSets[mutators],
       compactor,
+      ...(approvals ? { approvals } : {}),
+      ...(resume ? { resume: { runId: 'model-based:run-resumed', steps: 1 } } : {}),
     },
     queueWhileBusy,
   };
@@ -58,7 +68,17 @@ export const graphConfigurations: readonly LoopConfiguration[] = [
   // The cap the reliability attack used (the emergency prune ran 4 times in one run): enough
   // steps to reach every bound, ⌊8/2⌋ + 1 = 5 emergency prunes between successful inferences.
   loopConfiguration({ cap: 8, mutators: 'no mutators', maxStepsPerRun: 4 }),
+  ...approvalConfigurations(),
 ];
+
+/** Runs that wait for approvals, and a loop that starts by resuming a run from its log. */
+function approvalConfigurations(): LoopConfiguration[] {
+  return [
+    loopConfiguration({ cap: 0, mutators: 'no mutators', approvals: true }),
+    loopConfiguration({ cap: 1, approvals: true }),
+    loopConfiguration({ cap: 1, approvals: true, resume: true }),
+  ];
+}
 
 /** A real actor step costs far more than a pure transition: one mutator set per cap, plus the rest. */
 export const replayConfigurations: readonly LoopConfiguration[] = [
@@ -67,6 +87,8 @@ export const replayConfigurations: readonly LoopConfiguration[] = [
   loopConfiguration({ cap: 1, mutators: 'two mutators' }),
   loopConfiguration({ cap: 1, queueWhileBusy: true }),
   loopConfiguration({ cap: 3, compactor: null }),
+  // Resumes, then waits for approvals in that run and the ones after it.
+  loopConfiguration({ cap: 0, mutators: 'no mutators', approvals: true, resume: true }),
 ];
 
 /**

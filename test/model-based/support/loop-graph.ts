@@ -8,14 +8,16 @@ import {
   abort,
   actorOutcomes,
   asMachineEvent,
+  decisions,
   hostRequests,
+  invokedActor,
   isInvokingState,
   outcomeOfEvent,
   serializeLoopEvent,
   userMessage,
 } from './loop-outcomes.js';
 import type { LoopMachine, LoopSnapshot, Observation } from './observe-step.js';
-import { initialSnapshot, leafState, observeStep } from './observe-step.js';
+import { initialStep, leafState, observeStep } from './observe-step.js';
 
 /** A loop configuration the proofs run against. */
 export interface LoopConfiguration {
@@ -25,10 +27,24 @@ export interface LoopConfiguration {
   readonly queueWhileBusy: boolean;
 }
 
+const recordDecisionsId = invokedActor('recordingDecisions').id;
+
+/**
+ * How many queued decisions the running `recordDecisions` was given: it can record at most
+ * those, not the ones queued while it writes. Read from the invoked actor's own input.
+ */
+export function decisionsBeingRecorded(snapshot: LoopSnapshot): number {
+  const child = snapshot.children[recordDecisionsId];
+  const input = child?.getSnapshot().input as { decisions?: readonly unknown[] } | undefined;
+  return input?.decisions?.length ?? 0;
+}
+
 /**
  * Only the state, the counters the guards read and the outcome a run is closed with. Everything
  * else in context (run ids, the run counter, usage, the last error) would make every state
- * unique and the traversal endless, and none of it steers a transition.
+ * unique and the traversal endless, and none of it steers a transition. Of the approvals, the
+ * ids of the calls still waiting (the guard on `tool.approval` reads them) and how many
+ * decisions are queued and being recorded; what each decision says steers nothing.
  */
 export function serializeLoopState(snapshot: LoopSnapshot): string {
   const { context } = snapshot;
@@ -46,6 +62,9 @@ export function serializeLoopState(snapshot: LoopSnapshot): string {
     // How the run is being closed: one `finishing` state records completed, step-limit and
     // failed runs alike, so the outcome tells those states apart.
     finishing: context.finishing?.outcome ?? null,
+    awaiting: context.awaitingApproval ?? [],
+    decisions: context.decisions?.length ?? 0,
+    recording: decisionsBeingRecorded(snapshot),
   });
 }
 
@@ -53,7 +72,48 @@ export function stateKeyOf(snapshot: LoopSnapshot): string {
   return leafState(snapshot);
 }
 
-/** The outcomes offered in a state: the user speaks in idle; busy states get every actor outcome. */
+/** Whether a run of this configuration can come to wait for approvals. */
+export function mayAwaitApproval(configuration: LoopConfiguration): boolean {
+  return configuration.input.approvals === true || (configuration.input.resume ?? null) !== null;
+}
+
+/** The most calls `gateTools` reports waiting at once. */
+const mostAwaitedCalls = Math.max(
+  ...actorOutcomes.gatingTools.map((outcome) =>
+    'output' in outcome.event
+      ? (outcome.event.output as { awaiting: readonly unknown[] }).awaiting.length
+      : 0,
+  ),
+);
+
+/** `recordDecisions` records the first n of the decisions it was given, at least one. */
+function recordsWhatItWasGiven(snapshot: LoopSnapshot, outcome: Outcome): boolean {
+  if (outcome.event.type !== `xstate.done.actor.${recordDecisionsId}`) {
+    return true;
+  }
+  const output = (outcome.event as { output: { recorded: readonly unknown[] } }).output;
+  return output.recorded.length <= decisionsBeingRecorded(snapshot);
+}
+
+/**
+ * Where the host's decisions are offered: while calls wait and their decisions are written, and
+ * just before (a decision sent early) and after (late). Every other state of a run takes
+ * `tool.approval` by the same guard on `running` as these two, with no call waiting, like these.
+ */
+const decisionStates = new Set([
+  'gatingTools',
+  'awaitingApproval',
+  'recordingDecisions',
+  'toolResult',
+]);
+
+/**
+ * The outcomes offered in a state: the user speaks in idle (and, before any run, asks for a
+ * compaction or pins a plan); busy states get every actor outcome
+ * (and abort); where a run can wait for approvals, the states around the wait also get every
+ * decision, awaited or not, so decisions that come early, late, twice or for an unknown call
+ * are covered.
+ */
 export function outcomesFor({
   snapshot,
   configuration,
@@ -75,9 +135,16 @@ export function outcomesFor({
         )
       : [];
   if (stateKey === 'idle') return [userMessage, ...requests];
-  if (!isInvokingState(stateKey)) return [];
-  const outcomes = [...actorOutcomes[stateKey]];
+  // More queued decisions than calls can wait means the loop took a decision it had to ignore
+  // (the invariants report that edge); going on would queue them without end.
+  if ((snapshot.context.decisions?.length ?? 0) > mostAwaitedCalls) return [];
+  const waiting = stateKey === 'awaitingApproval';
+  if (!waiting && !isInvokingState(stateKey)) return [];
+  const outcomes = waiting
+    ? []
+    : actorOutcomes[stateKey].filter((outcome) => recordsWhatItWasGiven(snapshot, outcome));
   if (snapshot.can(asMachineEvent(abort.event))) outcomes.push(abort);
+  if (mayAwaitApproval(configuration) && decisionStates.has(stateKey)) outcomes.push(...decisions);
   if (configuration.queueWhileBusy && snapshot.context.queue.length === 0) {
     outcomes.push(userMessage);
   }
@@ -94,6 +161,8 @@ export interface LoopEdge {
 export interface LoopGraph {
   readonly configuration: LoopConfiguration;
   readonly initial: string;
+  /** What starting the loop made observable: a resumed run starts (RunStarted) right away. */
+  readonly initialObservations: readonly Observation[];
   readonly snapshots: ReadonlyMap<string, LoopSnapshot>;
   readonly edges: ReadonlyMap<string, readonly LoopEdge[]>;
   readonly edgeCount: number;
@@ -150,9 +219,11 @@ export function buildLoopGraph({
     edgeCount += outgoing.length;
     edges.set(from, outgoing);
   }
+  const initial = initialStep({ input: configuration.input, machine });
   return {
     configuration,
-    initial: serializeLoopState(initialSnapshot({ input: configuration.input, machine })),
+    initial: serializeLoopState(initial.snapshot),
+    initialObservations: initial.observations,
     snapshots,
     edges,
     edgeCount,
@@ -161,7 +232,7 @@ export function buildLoopGraph({
 
 /** The snapshot right after the first user message: where every run begins. */
 export function runStart({ configuration }: { configuration: LoopConfiguration }): LoopSnapshot {
-  const initial = initialSnapshot({ input: configuration.input });
+  const initial = initialStep({ input: configuration.input }).snapshot;
   return observeStep({ snapshot: initial, event: userMessage.event }).next;
 }
 

@@ -1,5 +1,6 @@
+import type { TelemetryEvent } from 'loopkeeper';
 import type { LoopEdge, LoopGraph } from './loop-graph.js';
-import { invokedActor } from './loop-outcomes.js';
+import { decidedCall, invokedActor } from './loop-outcomes.js';
 import { type LoopSnapshot, leafState, type Observation } from './observe-step.js';
 
 /**
@@ -21,6 +22,12 @@ export interface MonitorState {
   readonly invalidInRun: boolean;
   /** RunStarted was emitted and its RunFinished not yet. */
   readonly runOpen: boolean;
+  /** Calls `gateTools` reported waiting for a decision, until the step's tools run or the run ends. */
+  readonly awaited: readonly string[];
+  /** Decisions on awaited calls the host sent and the log does not hold yet, in arrival order. */
+  readonly queued: readonly string[];
+  /** Awaited calls whose decision `recordDecisions` reported in the log. */
+  readonly recorded: readonly string[];
 }
 
 export const initialMonitor: MonitorState = {
@@ -31,7 +38,12 @@ export const initialMonitor: MonitorState = {
   emergencyInRun: 0,
   invalidInRun: false,
   runOpen: false,
+  awaited: [],
+  queued: [],
+  recorded: [],
 };
+
+const noApprovals = { awaited: [], queued: [], recorded: [] } as const;
 
 /** The largest counts one step produced, so a test can show the caps are actually reached. */
 export interface StepPeaks {
@@ -41,6 +53,37 @@ export interface StepPeaks {
   readonly sinceInference: number;
   readonly emergencySinceSuccess: number;
   readonly mutationsStarted: number;
+  /** The most calls waiting for a decision at once. */
+  readonly awaitedAtOnce: number;
+  /** The most recorded decisions a tool step had when its tools started. */
+  readonly recordedBeforeTools: number;
+  /** Decisions the loop ignored (not awaited, or decided already) while calls were waiting. */
+  readonly ignoredWhileWaiting: number;
+}
+
+export const noPeaks: StepPeaks = {
+  atCompacting: 0,
+  sinceSuccess: 0,
+  sinceInference: 0,
+  emergencySinceSuccess: 0,
+  mutationsStarted: 0,
+  awaitedAtOnce: 0,
+  recordedBeforeTools: 0,
+  ignoredWhileWaiting: 0,
+};
+
+/** The larger of each peak; counts (mutations started, decisions ignored) add up. */
+export function mergePeaks(left: StepPeaks, right: StepPeaks): StepPeaks {
+  return {
+    atCompacting: Math.max(left.atCompacting, right.atCompacting),
+    sinceSuccess: Math.max(left.sinceSuccess, right.sinceSuccess),
+    sinceInference: Math.max(left.sinceInference, right.sinceInference),
+    emergencySinceSuccess: Math.max(left.emergencySinceSuccess, right.emergencySinceSuccess),
+    mutationsStarted: left.mutationsStarted + right.mutationsStarted,
+    awaitedAtOnce: Math.max(left.awaitedAtOnce, right.awaitedAtOnce),
+    recordedBeforeTools: Math.max(left.recordedBeforeTools, right.recordedBeforeTools),
+    ignoredWhileWaiting: left.ignoredWhileWaiting + right.ignoredWhileWaiting,
+  };
 }
 
 /**
@@ -56,12 +99,24 @@ export function emergencyPruneBound(cap: number, maxSteps = Number.POSITIVE_INFI
 
 const sources = {
   beginRun: invokedActor('beginning').source,
+  resumeRun: invokedActor('resuming').source,
   callModel: invokedActor('inferring').source,
+  runTools: invokedActor('toolResult').source,
+  runMutator: invokedActor('mutating').source,
   compact: invokedActor('compacting').source,
   emergencyPrune: invokedActor('emergencyPruning').source,
   compactNow: invokedActor('compactingNow').source,
 };
 const inferenceDone = `xstate.done.actor.${invokedActor('inferring').id}`;
+const gateDone = `xstate.done.actor.${invokedActor('gatingTools').id}`;
+const recordDone = `xstate.done.actor.${invokedActor('recordingDecisions').id}`;
+/** What may not happen between a call's approval request and its step's tools running. */
+const notWhileWaiting = new Set([
+  sources.runMutator,
+  sources.compact,
+  sources.emergencyPrune,
+  sources.callModel,
+]);
 const mutationStates = new Set(['mutating', 'compacting', 'emergencyPruning']);
 /** States where no run is open: idle, and the work a host asked for between runs. */
 const betweenRunStates = new Set(['idle', 'compactingNow', 'recordingPlan']);
@@ -127,11 +182,26 @@ function enterCompactionState(
 function observe(walk: Walk, observation: Observation, cap: number, maxSteps: number): void {
   const { monitor, violations } = walk;
   if (observation.kind === 'invoked') {
-    if (observation.source === sources.beginRun) {
+    if (monitor.awaited.length > 0 && notWhileWaiting.has(observation.source)) {
+      violations.push(
+        `${observation.source} ran while ${monitor.awaited.join(', ')} waited for approval`,
+      );
+    }
+    if (observation.source === sources.beginRun || observation.source === sources.resumeRun) {
       if (monitor.openMutation !== null) {
         violations.push(`a run started while ${monitor.openMutation} was still mutating`);
       }
       walk.monitor = { ...initialMonitor, runOpen: monitor.runOpen };
+    } else if (observation.source === sources.runTools) {
+      const undecided = monitor.awaited.filter((callId) => !monitor.recorded.includes(callId));
+      if (undecided.length > 0) {
+        violations.push(`tools ran while ${undecided.join(', ')} had no recorded decision`);
+      }
+      walk.monitor = { ...monitor, ...noApprovals };
+      walk.peaks = {
+        ...walk.peaks,
+        recordedBeforeTools: Math.max(walk.peaks.recordedBeforeTools, monitor.recorded.length),
+      };
     } else if (observation.source === sources.callModel) {
       if (monitor.invalidInRun) {
         violations.push('inferring was entered after a mutation failed validation');
@@ -166,9 +236,81 @@ function observe(walk: Walk, observation: Observation, cap: number, maxSteps: nu
     walk.monitor = { ...monitor, runOpen: true };
   } else if (event.type === 'RunFinished') {
     if (!monitor.runOpen) violations.push('RunFinished without a RunStarted');
-    walk.monitor = { ...monitor, runOpen: false };
+    walk.monitor = { ...monitor, runOpen: false, ...noApprovals };
   } else if (event.type === 'CompactionStarted' && event.attempt > cap) {
     violations.push(`CompactionStarted reports attempt ${event.attempt}, cap ${cap}`);
+  }
+}
+
+function outputOf<Output>(edge: Pick<LoopEdge, 'outcome'>): Output {
+  return (edge.outcome.event as unknown as { readonly output: Output }).output;
+}
+
+function emitted(edge: Pick<LoopEdge, 'observations'>): TelemetryEvent[] {
+  return edge.observations.flatMap((observation) =>
+    observation.kind === 'emitted' ? [observation.event] : [],
+  );
+}
+
+/**
+ * The approval protocol, judged from what the actors reported and the host sent, not from the
+ * machine's own bookkeeping: which calls wait, which decisions count (an awaited call's first),
+ * which are in the log. A decision that counts must change the loop's state; any other decision
+ * must change nothing at all.
+ */
+function followApprovals(
+  walk: Walk,
+  edge: Pick<LoopEdge, 'from' | 'outcome' | 'to' | 'observations'>,
+): void {
+  const { monitor, violations } = walk;
+  const type = edge.outcome.event.type;
+  if (type === gateDone) {
+    const awaited = outputOf<{ awaiting: readonly { callId: string }[] }>(edge).awaiting.map(
+      (call) => call.callId,
+    );
+    const announced = emitted(edge).flatMap((event) =>
+      event.type === 'ApprovalRequested' ? event.calls.map((call) => call.callId) : [],
+    );
+    if (announced.join() !== awaited.join()) {
+      violations.push(`ApprovalRequested named [${announced}], the gate reported [${awaited}]`);
+    }
+    walk.monitor = { ...monitor, awaited, queued: [], recorded: [] };
+    walk.peaks = {
+      ...walk.peaks,
+      awaitedAtOnce: Math.max(walk.peaks.awaitedAtOnce, awaited.length),
+    };
+    return;
+  }
+  if (type === recordDone) {
+    const count = outputOf<{ recorded: readonly unknown[] }>(edge).recorded.length;
+    if (count > monitor.queued.length) {
+      violations.push(`${count} decisions recorded, ${monitor.queued.length} were sent`);
+    }
+    const announced = emitted(edge).filter((event) => event.type === 'ApprovalDecided').length;
+    if (announced !== count) violations.push(`${announced} ApprovalDecided for ${count} recorded`);
+    walk.monitor = {
+      ...monitor,
+      recorded: [...monitor.recorded, ...monitor.queued.slice(0, count)],
+      queued: monitor.queued.slice(count),
+    };
+    return;
+  }
+  const callId = decidedCall(edge.outcome);
+  if (callId === null) return;
+  const counts =
+    monitor.awaited.includes(callId) &&
+    !monitor.queued.includes(callId) &&
+    !monitor.recorded.includes(callId);
+  if (counts) {
+    if (edge.to === edge.from) violations.push(`the decision on awaited ${callId} was dropped`);
+    walk.monitor = { ...monitor, queued: [...monitor.queued, callId] };
+  } else {
+    if (edge.to !== edge.from || edge.observations.length > 0) {
+      violations.push(`a decision on ${callId}, which no call awaits, changed the loop`);
+    }
+    if (monitor.awaited.length > 0) {
+      walk.peaks = { ...walk.peaks, ignoredWhileWaiting: walk.peaks.ignoredWhileWaiting + 1 };
+    }
   }
 }
 
@@ -184,23 +326,13 @@ export function advanceMonitor({
   maxSteps = Number.POSITIVE_INFINITY,
 }: {
   monitor: MonitorState;
-  edge: Pick<LoopEdge, 'outcome' | 'observations'>;
+  edge: Pick<LoopEdge, 'from' | 'outcome' | 'to' | 'observations'>;
   next: LoopSnapshot;
   cap: number;
   /** The run's step limit; the emergency-prune bound depends on it. */
   maxSteps?: number;
 }): { readonly monitor: MonitorState; readonly peaks: StepPeaks; readonly violations: string[] } {
-  const walk: Walk = {
-    monitor,
-    peaks: {
-      atCompacting: 0,
-      sinceSuccess: 0,
-      sinceInference: 0,
-      emergencySinceSuccess: 0,
-      mutationsStarted: 0,
-    },
-    violations: [],
-  };
+  const walk: Walk = { monitor, peaks: noPeaks, violations: [] };
   if (edge.outcome.event.type === inferenceDone) {
     walk.monitor = { ...walk.monitor, sinceSuccess: 0, emergencySinceSuccess: 0 };
   }
@@ -210,6 +342,7 @@ export function advanceMonitor({
       walk.violations.push(`an invalid mutation led to ${leafState(next)}, not a failed finish`);
     }
   }
+  followApprovals(walk, edge);
   for (const observation of edge.observations) observe(walk, observation, cap, maxSteps);
 
   const counted = next.context.consecutiveCompactions;
@@ -225,6 +358,24 @@ export function advanceMonitor({
   const inMutationState = mutationStates.has(state);
   if (inMutationState !== (walk.monitor.openMutation !== null)) {
     walk.violations.push(`in ${state} the open mutation is ${walk.monitor.openMutation ?? 'none'}`);
+  }
+  return walk;
+}
+
+/** The monitor after what starting the loop made observable (a resumed run's RunStarted). */
+export function startMonitor({ graph }: { graph: LoopGraph }): {
+  readonly monitor: MonitorState;
+  readonly violations: readonly string[];
+} {
+  const cap = graph.configuration.input.maxConsecutiveCompactions ?? 3;
+  const maxSteps = graph.configuration.input.maxStepsPerRun ?? Number.POSITIVE_INFINITY;
+  const walk: Walk = { monitor: initialMonitor, peaks: noPeaks, violations: [] };
+  for (const observation of graph.initialObservations) observe(walk, observation, cap, maxSteps);
+  const initial = graph.snapshots.get(graph.initial);
+  if (initial !== undefined && (leafState(initial) === 'idle') === walk.monitor.runOpen) {
+    walk.violations.push(
+      `the loop starts in ${leafState(initial)} with the run open: ${walk.monitor.runOpen}`,
+    );
   }
   return walk;
 }
@@ -245,19 +396,14 @@ export interface ProductExploration {
 export function exploreAllPaths({ graph }: { graph: LoopGraph }): ProductExploration {
   const cap = graph.configuration.input.maxConsecutiveCompactions ?? 3;
   const maxSteps = graph.configuration.input.maxStepsPerRun ?? Number.POSITIVE_INFINITY;
-  const start = `${graph.initial}|${JSON.stringify(initialMonitor)}`;
+  const started = startMonitor({ graph });
+  const start = `${graph.initial}|${JSON.stringify(started.monitor)}`;
   const parents = new Map<string, { parent: string; label: string } | null>([[start, null]]);
   const queue: { state: string; monitor: MonitorState; key: string }[] = [
-    { state: graph.initial, monitor: initialMonitor, key: start },
+    { state: graph.initial, monitor: started.monitor, key: start },
   ];
-  const violations: string[] = [];
-  let peaks: StepPeaks = {
-    atCompacting: 0,
-    sinceSuccess: 0,
-    sinceInference: 0,
-    emergencySinceSuccess: 0,
-    mutationsStarted: 0,
-  };
+  const violations: string[] = started.violations.map((violation) => `${violation} — at start`);
+  let peaks = noPeaks;
   const witness = (key: string, last: string): string => {
     const labels = [last];
     for (let link = parents.get(key); link; link = parents.get(link.parent)) {
@@ -277,16 +423,7 @@ export function exploreAllPaths({ graph }: { graph: LoopGraph }): ProductExplora
         violations.push(`${advanced.violations.join('; ')} — path: ${path}`);
         continue;
       }
-      peaks = {
-        atCompacting: Math.max(peaks.atCompacting, advanced.peaks.atCompacting),
-        sinceSuccess: Math.max(peaks.sinceSuccess, advanced.peaks.sinceSuccess),
-        sinceInference: Math.max(peaks.sinceInference, advanced.peaks.sinceInference),
-        emergencySinceSuccess: Math.max(
-          peaks.emergencySinceSuccess,
-          advanced.peaks.emergencySinceSuccess,
-        ),
-        mutationsStarted: peaks.mutationsStarted + advanced.peaks.mutationsStarted,
-      };
+      peaks = mergePeaks(peaks, advanced.peaks);
       const key = `${edge.to}|${JSON.stringify(advanced.monitor)}`;
       if (parents.has(key)) continue;
       parents.set(key, { parent: current.key, label: edge.outcome.label });

@@ -42,8 +42,11 @@ function invokedActorOf(stateKey: string): InvokedActor {
 }
 
 const invokingStates = [
+  'resuming',
   'beginning',
   'inferring',
+  'gatingTools',
+  'recordingDecisions',
   'toolResult',
   'mutating',
   'checkingBudget',
@@ -92,11 +95,28 @@ function failed(stateKey: InvokingState, label: string, error: unknown): Outcome
   };
 }
 
+/** A call the model made that waits for a decision, as `gateTools` reports it. */
+function awaitedCall(callId: string) {
+  return { callId, toolName: 'deploy', arguments: '{"service":"web"}', argumentsHash: 'hash' };
+}
+
+/** A decision as `recordDecisions` reports it written; the machine reads only how many. */
+function recordedDecision(callId: string) {
+  return { callId, approved: true, toolName: 'deploy' };
+}
+
 const usage = { promptTokens: 1200, completionTokens: 40 };
 const compactResult = { tier: 'summary', strategies: ['keepRecent'], durationMs: 3, metadata: {} };
 
 /** Every outcome each invoked actor can have, as listed in issue 5. */
 export const actorOutcomes: Readonly<Record<InvokingState, readonly Outcome[]>> = {
+  resuming: [
+    done('resuming', 'resumed at open tool calls', { next: 'tools' }),
+    done('resuming', 'resumed after tool results', { next: 'toolResults' }),
+    done('resuming', 'resumed after a final answer', { next: 'answer' }),
+    done('resuming', 'resumed before an inference', { next: 'inference' }),
+    failed('resuming', 'log shows no such run', new Error('no unfinished run')),
+  ],
   beginning: [
     done('beginning', 'run begun', undefined),
     failed('beginning', 'store failed', new Error('store unavailable')),
@@ -129,6 +149,22 @@ export const actorOutcomes: Readonly<Record<InvokingState, readonly Outcome[]>> 
       'server error',
       new ModelError('internal error', { kind: 'server', status: 500 }),
     ),
+  ],
+  gatingTools: [
+    done('gatingTools', 'no call awaits approval', { awaiting: [] }),
+    done('gatingTools', 'call_1 awaits approval', { awaiting: [awaitedCall('call_1')] }),
+    done('gatingTools', 'call_1 and call_2 await approval', {
+      awaiting: [awaitedCall('call_1'), awaitedCall('call_2')],
+    }),
+    failed('gatingTools', 'approval check failed', new Error('needsApproval store unavailable')),
+  ],
+  // The first `recorded.length` queued decisions are in the log; which ones the machine knows.
+  recordingDecisions: [
+    done('recordingDecisions', 'recorded 1 decision', { recorded: [recordedDecision('call_1')] }),
+    done('recordingDecisions', 'recorded 2 decisions', {
+      recorded: [recordedDecision('call_1'), recordedDecision('call_2')],
+    }),
+    failed('recordingDecisions', 'recording failed', new Error('store unavailable')),
   ],
   toolResult: [
     done('toolResult', 'tools done', { results: 2, errors: 0 }),
@@ -249,21 +285,58 @@ export const planUpdate: Outcome = {
 /** What the host can send besides a message: a compaction asked for, a plan to pin. */
 export const hostRequests: readonly Outcome[] = [compactRequest, planUpdate];
 
+function decision(callId: string, approved: boolean): Outcome {
+  return {
+    label: `${approved ? 'approve' : 'deny'} ${callId}`,
+    event: {
+      type: 'tool.approval',
+      callId,
+      approved,
+      ...(approved ? {} : { reason: 'not now' }),
+    },
+    invalidMutation: false,
+  };
+}
+
+/**
+ * The host's decisions: both answers for each call `gateTools` can report, and one for a call
+ * that never waits (`call_9`). A second decision for an already decided call is one of these sent
+ * again, so the guard that takes only awaited, undecided calls is exercised both ways.
+ */
+export const decisions: readonly Outcome[] = [
+  decision('call_1', true),
+  decision('call_1', false),
+  decision('call_2', true),
+  decision('call_2', false),
+  decision('call_9', true),
+];
+
+/** What the host sends (as opposed to what an invoked actor answers). */
+export function isHostInput(outcome: Outcome): boolean {
+  return actorSourceOfEvent(outcome.event) === null;
+}
+
+/** The call a `tool.approval` outcome decides, or null for any other outcome. */
+export function decidedCall(outcome: Outcome): string | null {
+  return outcome.event.type === 'tool.approval' ? outcome.event.callId : null;
+}
+
 export function isInvokingState(stateKey: string): stateKey is InvokingState {
   return (invokingStates as readonly string[]).includes(stateKey);
 }
 
+const allOutcomes = [
+  ...Object.values(actorOutcomes).flat(),
+  userMessage,
+  abort,
+  ...decisions,
+  ...hostRequests,
+];
 const outcomeLabels = new Map<LoopEvent, string>(
-  [...Object.values(actorOutcomes).flat(), userMessage, abort, ...hostRequests].map((outcome) => [
-    outcome.event,
-    outcome.label,
-  ]),
+  allOutcomes.map((outcome) => [outcome.event, outcome.label]),
 );
 const outcomesByLabel = new Map<string, Outcome>(
-  [...Object.values(actorOutcomes).flat(), userMessage, abort, ...hostRequests].map((outcome) => [
-    outcome.label,
-    outcome,
-  ]),
+  allOutcomes.map((outcome) => [outcome.label, outcome]),
 );
 
 /** Events are the shared outcome constants, so their label names them; errors do not stringify. */

@@ -77,13 +77,18 @@ export function observeStep({
   return { next, observations: observationsOf(recorded) };
 }
 
-/** The machine's initial snapshot for an input, built without starting anything. */
-export function initialSnapshot({
+/**
+ * The machine's initial snapshot for an input, built without starting anything, and what
+ * building it made observable (a loop given a run to resume starts that run at once).
+ */
+export function initialStep({
   input,
   machine = agentLoopMachine,
 }: {
   input: AgentLoopInput;
   machine?: LoopMachine;
-}): LoopSnapshot {
-  return machine.getInitialSnapshot(recordingScope, input);
+}): { readonly snapshot: LoopSnapshot; readonly observations: readonly Observation[] } {
+  recorded.length = 0;
+  const snapshot = machine.getInitialSnapshot(recordingScope, input);
+  return { snapshot, observations: observationsOf(recorded) };
 }

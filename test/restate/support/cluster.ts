@@ -3,9 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as clients from '@restatedev/restate-sdk-clients';
-import type { LoopObject } from 'loopkeeper/restate';
+import type { LoopObject, LoopObjectLimits } from 'loopkeeper/restate';
 import { type Balancer, startBalancer } from './balancer.js';
 import { type RestateServer, startRestateServer } from './restate-server.js';
+import type { storeProbe } from './store-probe.js';
 import { killWorker, startWorker, stopWorker, type Worker } from './workers.js';
 
 /** A restate-server, N workers behind one balancer, and an ingress client, for one test file. */
@@ -15,6 +16,8 @@ export interface Cluster {
   readonly workers: Worker[];
   readonly effectsFile: string;
   session(id: string): clients.IngressClient<clients.VirtualObject<LoopObject>>;
+  /** The test-only `store-probe` object (see store-probe.ts) under key `id`. */
+  storeProbe(id: string): clients.IngressClient<clients.VirtualObject<typeof storeProbe>>;
   /** Lines of the effects file, split into words. */
   effects(): string[][];
   /** SIGKILLs a worker and starts a fresh one in its place (new pid, new port). */
@@ -22,12 +25,20 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-export async function startCluster({ workers = 2 }: { workers?: number } = {}): Promise<Cluster> {
+export async function startCluster({
+  workers = 2,
+  limits,
+}: {
+  workers?: number;
+  /** The workers' `LoopObjectLimits` (the defaults when absent). */
+  limits?: LoopObjectLimits;
+} = {}): Promise<Cluster> {
+  const workerOptions = limits === undefined ? {} : { limits };
   const directory = await mkdtemp(join(tmpdir(), 'loopkeeper-cluster-'));
   const effectsFile = join(directory, 'effects.log');
   const server = await startRestateServer();
   const started = await Promise.all(
-    Array.from({ length: workers }, () => startWorker({ effectsFile })),
+    Array.from({ length: workers }, () => startWorker({ effectsFile, ...workerOptions })),
   );
   const balancer = await startBalancer(started.map((worker) => worker.url));
   await server.register(balancer.url);
@@ -38,6 +49,7 @@ export async function startCluster({ workers = 2 }: { workers?: number } = {}): 
     workers: started,
     effectsFile,
     session: (id) => ingress.objectClient<LoopObject>({ name: 'loopkeeper' }, id),
+    storeProbe: (id) => ingress.objectClient<typeof storeProbe>({ name: 'store-probe' }, id),
     effects: () => {
       try {
         return readFileSync(effectsFile, 'utf8')
@@ -50,7 +62,7 @@ export async function startCluster({ workers = 2 }: { workers?: number } = {}): 
     },
     async replace(worker) {
       await killWorker(worker);
-      const fresh = await startWorker({ effectsFile });
+      const fresh = await startWorker({ effectsFile, ...workerOptions });
       started.splice(started.indexOf(worker), 1, fresh);
       balancer.setTargets(started.map((each) => each.url));
       return fresh;

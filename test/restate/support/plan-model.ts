@@ -6,7 +6,13 @@ import { abortableDelay } from '../../../src/testing/abortable-delay.js';
 /** One model answer of a plan: wait, then call tools or answer. */
 export interface PlanStep {
   readonly delayMs?: number;
-  readonly tools?: readonly { readonly label: string; readonly delayMs?: number }[];
+  readonly tools?: readonly {
+    readonly label: string;
+    readonly delayMs?: number;
+    readonly outputBytes?: number;
+    /** Call `approved_effect`, which waits for a person's approval, instead of `effect`. */
+    readonly approval?: boolean;
+  }[];
   readonly text?: string;
 }
 
@@ -43,9 +49,9 @@ export function planModel({ effectsFile }: { readonly effectsFile?: string }): M
       if (answer.tools !== undefined && answer.tools.length > 0) {
         return {
           model: 'plan-model',
-          toolCalls: answer.tools.map((tool, index) => ({
+          toolCalls: answer.tools.map(({ approval, ...tool }, index) => ({
             id: `call_${runKey}_${step}_${index}`,
-            name: 'effect',
+            name: approval === true ? 'approved_effect' : 'effect',
             arguments: JSON.stringify(tool),
           })),
         };

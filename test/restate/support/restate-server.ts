@@ -11,6 +11,8 @@ export interface RestateServer {
   readonly adminUrl: string;
   /** Registers (or re-registers) the deployment at `uri` and waits until it is usable. */
   register(uri: string): Promise<void>;
+  /** SIGKILLs the server, as a crash would, then starts it again on the same data and ports. */
+  crashAndRestart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -37,36 +39,43 @@ export async function startRestateServer(): Promise<RestateServer> {
   if ('missing' in binary) throw new Error(`No restate-server binary: ${binary.missing}`);
   const [ingress, admin, node] = [await freePort(), await freePort(), await freePort()];
   const baseDir = await mkdtemp(join(tmpdir(), 'loopkeeper-restate-'));
-  const child = spawn(binary.path, ['--no-logo'], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      RESTATE_DISABLE_TELEMETRY: 'true',
-      RESTATE_BIND_IP: '127.0.0.1',
-      RESTATE_ADVERTISED_HOST: '127.0.0.1',
-      RESTATE_LISTEN_MODE: 'tcp',
-      RESTATE_BASE_DIR: baseDir,
-      RESTATE_BIND_PORT: String(node),
-      RESTATE_ADMIN__BIND_PORT: String(admin),
-      RESTATE_INGRESS__BIND_PORT: String(ingress),
-      RESTATE_LOG_FILTER: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-20_000);
+  const env = {
+    PATH: process.env['PATH'] ?? '',
+    RESTATE_DISABLE_TELEMETRY: 'true',
+    RESTATE_BIND_IP: '127.0.0.1',
+    RESTATE_ADVERTISED_HOST: '127.0.0.1',
+    RESTATE_LISTEN_MODE: 'tcp',
+    RESTATE_BASE_DIR: baseDir,
+    RESTATE_BIND_PORT: String(node),
+    RESTATE_ADMIN__BIND_PORT: String(admin),
+    RESTATE_INGRESS__BIND_PORT: String(ingress),
+    RESTATE_LOG_FILTER: 'warn',
   };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
   const ingressUrl = `http://127.0.0.1:${ingress}`;
   const adminUrl = `http://127.0.0.1:${admin}`;
+  const launch = async (): Promise<ChildProcess> => {
+    const child = spawn(binary.path, ['--no-logo'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-20_000);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    try {
+      await waitFor(async () => (await fetch(`${adminUrl}/health`)).ok, child, 30_000);
+      await waitFor(async () => (await fetch(`${ingressUrl}/restate/health`)).ok, child, 30_000);
+    } catch (error) {
+      await stopChild(child);
+      throw new Error(`restate-server did not start: ${String(error)}\n${output}`);
+    }
+    return child;
+  };
+  let child: ChildProcess;
   try {
-    await waitFor(async () => (await fetch(`${adminUrl}/health`)).ok, child, 30_000);
-    await waitFor(async () => (await fetch(`${ingressUrl}/restate/health`)).ok, child, 30_000);
+    child = await launch();
   } catch (error) {
-    await stopChild(child);
     await rm(baseDir, { recursive: true, force: true });
-    throw new Error(`restate-server did not start: ${String(error)}\n${output}`);
+    throw error;
   }
   return {
     ingressUrl,
@@ -80,6 +89,10 @@ export async function startRestateServer(): Promise<RestateServer> {
       if (!response.ok) {
         throw new Error(`Registering ${uri} failed: ${response.status} ${await response.text()}`);
       }
+    },
+    async crashAndRestart() {
+      await stopChild(child, 'SIGKILL');
+      child = await launch();
     },
     async stop() {
       await stopChild(child);

@@ -1,25 +1,40 @@
 /**
  * A worker process for the Restate tests and the benchmark: serves the loopkeeper object with
- * the plan model and the effect tool. Env: PORT, EFFECTS_FILE (optional). Prints
+ * the plan model and the effect tool. Env: PORT, EFFECTS_FILE (optional), LOOP_LIMITS (optional,
+ * JSON `LoopObjectLimits`). Prints
  * `listening <port>` once it accepts connections.
  */
 import * as restate from '@restatedev/restate-sdk';
 import { createLoopObject } from 'loopkeeper/restate';
 import { effectTool } from './effect-tool.js';
 import { planModel } from './plan-model.js';
+import { storeProbe } from './store-probe.js';
 
 const effectsFile = process.env['EFFECTS_FILE'] || undefined;
+const limits = process.env['LOOP_LIMITS'] ? JSON.parse(process.env['LOOP_LIMITS']) : undefined;
 const object = createLoopObject({
   loop: () => ({
     model: planModel({ ...(effectsFile === undefined ? {} : { effectsFile }) }),
-    tools: [effectTool({ ...(effectsFile === undefined ? {} : { effectsFile }) })],
+    tools: [
+      effectTool({ ...(effectsFile === undefined ? {} : { effectsFile }) }),
+      // The same effect behind a person's approval (plan tools with `approval: true`).
+      {
+        ...effectTool({ ...(effectsFile === undefined ? {} : { effectsFile }) }),
+        name: 'approved_effect',
+        needsApproval: true,
+      },
+    ],
     instructions: 'You are a test agent.',
   }),
-  restate: { retryPolicy: { initialInterval: 100, maxInterval: 500 } },
+  restate: {
+    retryPolicy: { initialInterval: 100, maxInterval: 500 },
+    ...(process.env['EAGER_STATE'] ? { enableLazyState: false } : {}),
+  },
+  ...(limits === undefined ? {} : { limits }),
 });
 
 const port = await restate.serve({
-  services: [object],
+  services: [object, storeProbe],
   port: Number(process.env['PORT'] ?? 0),
   ...(process.env['WORKER_LOG'] ? {} : { logger: () => undefined }),
 });

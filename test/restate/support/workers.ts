@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { LoopObjectLimits } from 'loopkeeper/restate';
 import { freePort } from './free-port.js';
 import { stopChild } from './restate-server.js';
 
@@ -11,11 +12,25 @@ export interface Worker {
 
 const workerScript = fileURLToPath(new URL('./worker.ts', import.meta.url));
 
-/** Starts a worker process (tsx) serving the loopkeeper object; resolves once it listens. */
-export async function startWorker({ effectsFile }: { effectsFile?: string } = {}): Promise<Worker> {
+/**
+ * Starts a worker process (tsx) serving the loopkeeper object, with `limits` as its
+ * `LoopObjectLimits` when given; resolves once it listens.
+ */
+export async function startWorker({
+  effectsFile,
+  limits,
+}: {
+  effectsFile?: string;
+  limits?: LoopObjectLimits;
+} = {}): Promise<Worker> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', workerScript], {
-    env: { ...process.env, PORT: String(port), EFFECTS_FILE: effectsFile ?? '' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      EFFECTS_FILE: effectsFile ?? '',
+      LOOP_LIMITS: limits === undefined ? '' : JSON.stringify(limits),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let errors = '';
