@@ -92,6 +92,43 @@ describe('ArtifactLedger', () => {
     expect(smallTokens).toBeLessThanOrEqual(30);
   });
 
+  it("renders compactly: paths under what the work did with them, a step's errors on one line, commands after the facts", () => {
+    const ledger = new ArtifactLedger();
+    const items: Item[] = [{ kind: 'user', id: 'u', content: 'Fix it.' }];
+    for (let index = 0; index < 6; index += 1) {
+      items.push(
+        call(`o${index}`, 'open', { path: `src/module_${index}.py` }),
+        result(`o${index}`, 'open', '1:pass'),
+      );
+    }
+    items.push(
+      call('e', 'edit', { path: 'src/module_0.py' }),
+      result(
+        'e',
+        'edit',
+        'ERRORS:\n- E999 IndentationError: unexpected indent\n- F821 undefined name x',
+        true,
+      ),
+      call('b', 'bash', { command: 'python -m pytest tests/test_module.py' }),
+      result('b', 'bash', '3 passed'),
+    );
+    ledger.append(items);
+    const rendered = renderArtifactTrail({ ledger: ledger.toJSON(), maxTokens: 400, tokens });
+    expect(rendered.artifacts).toEqual([
+      '- edited: src/module_0.py',
+      '- used: tests/test_module.py',
+      '- read: src/module_5.py, src/module_4.py, src/module_3.py, src/module_2.py, src/module_1.py',
+      '- $ python -m pytest tests/test_module.py → ok (step 8)',
+    ]);
+    expect(rendered.errors).toEqual([
+      '- step 7: ERRORS: | - E999 IndentationError: unexpected indent | - F821 undefined name x',
+    ]);
+    // Without room for the command, the facts it names are still listed.
+    const tight = renderArtifactTrail({ ledger: ledger.toJSON(), maxTokens: 75, tokens });
+    expect(tight.artifacts.join('\n')).toContain('tests/test_module.py');
+    expect(tight.artifacts.join('\n')).not.toContain('$ python');
+  });
+
   it('in the loop: the session keeps it as items are logged, and rebuilding it from the log (and reopening the session) gives the same ledger', async () => {
     const server = await startServer({
       replies: [

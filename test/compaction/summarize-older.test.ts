@@ -158,7 +158,7 @@ describe('summarizeOlder', () => {
     expect(sections.Goal).toBe(expected.Goal);
     expect(sections['Decisions and constraints']).toBe(expected['Decisions and constraints']);
     expect(sections['Next step']).toBe(expected['Next step']);
-    expect(sections['Files and artifacts']).toMatch(/\(\w+(?:, \w+)*; step \d+\)/);
+    expect(sections['Files and artifacts']).toMatch(/^- (?:created|edited|read|used|mentioned): /m);
     expect(output.filter((item) => item.kind === 'context' && isSummaryItem(item))).toHaveLength(1);
     expect(tokens.count(output)).toBeLessThan(tokens.count(session));
     expect(result.metadata).toMatchObject({

@@ -1,6 +1,7 @@
 import type { TokenCounter } from '../../tokens/types.js';
 import type {
   ArtifactLedgerData,
+  FileAction,
   LedgerCommand,
   LedgerError,
   LedgerFile,
@@ -24,17 +25,28 @@ export interface RenderedTrail {
 
 interface Entry {
   readonly rank: number;
-  readonly line: string;
+  /** What the entry shows: a path, a command line, an error line or an identifier. */
+  readonly text: string;
   /** What the entry names: a path, a command, an error line or an identifier. */
   readonly key: string;
-  readonly identifier?: boolean;
+  /**
+   * The line the entry shares with others of the same group (`- edited: a.py, b.py`), or none
+   * when it has a line of its own (a command).
+   */
+  readonly group?: string;
   readonly error?: boolean;
 }
 
-const identifiersPerLine = 6;
+/** How many entries share one line at most, so a cut from the end drops few at a time. */
+const pathsPerLine = 8;
+const identifiersPerLine = 8;
+const errorsPerLine = 4;
 
-function fileLine(file: LedgerFile): string {
-  return `- ${file.path} (${file.actions.join(', ')}; step ${file.lastStep})`;
+/** What a file is listed under: the most telling thing the work did with it. */
+const ACTION_ORDER: readonly FileAction[] = ['created', 'edited', 'read', 'used', 'mentioned'];
+
+function principalAction(file: LedgerFile): FileAction {
+  return ACTION_ORDER.find((action) => file.actions.includes(action)) ?? 'mentioned';
 }
 
 function commandLine(command: LedgerCommand): string {
@@ -42,8 +54,8 @@ function commandLine(command: LedgerCommand): string {
   return `- $ ${command.command} → ${command.outcome} (step ${command.lastStep}${runs})`;
 }
 
-function errorLine(error: LedgerError): string {
-  return `- step ${error.step}${error.resolved ? ', fixed later' : ''}: ${error.line}`;
+function errorGroup(error: LedgerError): string {
+  return `step ${error.step}${error.resolved ? ', fixed later' : ''}`;
 }
 
 /**
@@ -58,30 +70,71 @@ function entries(ledger: ArtifactLedgerData): Entry[] {
       use(file.uses) +
       (file.actions.includes('edited') || file.actions.includes('created') ? 2 : 0) -
       (file.actions.length === 1 && file.actions[0] === 'mentioned' ? 0.5 : 0),
-    line: fileLine(file),
+    text: file.path,
     key: file.path,
+    group: principalAction(file),
   }));
   const commands = ledger.commands.map((command) => ({
-    // Below the files of the last few steps: the paths a command names are listed as files, and
-    // a command line costs several times a path; a failing one ranks higher.
-    rank: command.lastStep + use(command.runs) - (command.outcome === 'failed' ? 1 : 10),
-    line: commandLine(command),
+    // After the facts: the paths and ids a command names are listed on their own, its failure
+    // among the errors, and a command line costs several times a path. A failing one ranks
+    // with the files of its step; the others take the room the facts leave, newest first.
+    rank:
+      command.lastStep + use(command.runs) - (command.outcome === 'failed' ? 1 : ledger.steps + 1),
+    text: commandLine(command),
     key: command.command,
   }));
   const errors = ledger.errors.map((error) => ({
     // Every error no later call fixed outranks the rest, the newest first.
     rank: (error.resolved ? error.step : ledger.steps + error.step / (ledger.steps + 1)) + 1,
-    line: errorLine(error),
+    text: error.line,
     key: error.line,
+    group: errorGroup(error),
     error: true,
   }));
   const identifiers = ledger.identifiers.map((identifier) => ({
     rank: identifier.lastStep + use(identifier.uses),
-    line: identifier.value,
+    text: identifier.value,
     key: identifier.value,
-    identifier: true,
+    group: 'ids',
   }));
   return [...errors, ...files, ...commands, ...identifiers];
+}
+
+/** Lines being filled, in the order their first entry was placed. */
+class GroupedLines {
+  readonly #lines: { group: string | undefined; entries: string[]; limit: number }[] = [];
+  readonly #open = new Map<string, { entries: string[]; limit: number }>();
+
+  /** The tokens `text` adds: its own and a separator, or a new line's frame. */
+  cost(entry: Entry, tokens: TokenCounter): number {
+    if (entry.group === undefined) return tokens.countText(entry.text) + 1;
+    const open = this.#open.get(entry.group);
+    const separator = entry.error === true ? ' | ' : ', ';
+    return open === undefined || open.entries.length >= open.limit
+      ? tokens.countText(`- ${entry.group}: ${entry.text}`) + 1
+      : tokens.countText(`${separator}${entry.text}`);
+  }
+
+  add(entry: Entry, limit: number): void {
+    if (entry.group === undefined) {
+      this.#lines.push({ group: undefined, entries: [entry.text], limit: 1 });
+      return;
+    }
+    const open = this.#open.get(entry.group);
+    if (open !== undefined && open.entries.length < open.limit) {
+      open.entries.push(entry.text);
+      return;
+    }
+    const line = { group: entry.group, entries: [entry.text], limit };
+    this.#lines.push(line);
+    this.#open.set(entry.group, line);
+  }
+
+  render(separator: string): string[] {
+    return this.#lines.map(({ group, entries }) =>
+      group === undefined ? (entries[0] ?? '') : `- ${group}: ${entries.join(separator)}`,
+    );
+  }
 }
 
 /**
@@ -110,38 +163,29 @@ export function renderArtifactTrail({
 }: RenderArtifactTrailOptions): RenderedTrail {
   // A stable sort keeps errors before files before commands before ids at equal rank.
   const ranked = entries(ledger).sort((left, right) => right.rank - left.rank);
-  const artifacts: string[] = [];
-  const errors: string[] = [];
+  const artifacts = new GroupedLines();
+  const errors = new GroupedLines();
   let shown = '';
-  let group: string[] = [];
   let used = 0;
   let omitted = 0;
-  const closeGroup = (): void => {
-    if (group.length > 0) artifacts.push(`- ids: ${group.join(', ')}`);
-    group = [];
-  };
   for (const entry of ranked) {
     // A fact an entry already shown spells out (a path inside a command or URL) takes no room.
     if (shown.includes(entry.key)) continue;
-    const size =
-      entry.identifier === true
-        ? tokens.countText(`${entry.line}, `) + (group.length === 0 ? 3 : 0)
-        : tokens.countText(entry.line) + 1;
+    const lines = entry.error === true ? errors : artifacts;
+    const size = lines.cost(entry, tokens);
     if (used + size > maxTokens) {
       omitted += 1;
       continue;
     }
     used += size;
-    shown += `\n${entry.line}`;
-    if (entry.identifier === true) {
-      group.push(entry.line);
-      if (group.length >= identifiersPerLine) closeGroup();
-    } else if (entry.error === true) {
-      errors.push(entry.line);
-    } else {
-      artifacts.push(entry.line);
-    }
+    shown += `\n${entry.text}`;
+    const limit =
+      entry.error === true
+        ? errorsPerLine
+        : entry.group === 'ids'
+          ? identifiersPerLine
+          : pathsPerLine;
+    lines.add(entry, limit);
   }
-  closeGroup();
-  return { artifacts, errors, omitted };
+  return { artifacts: artifacts.render(', '), errors: errors.render(' | '), omitted };
 }

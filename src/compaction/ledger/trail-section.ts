@@ -18,9 +18,9 @@ export interface WithArtifactTrailOptions {
   readonly complete?: boolean;
 }
 
-/** Lines in the trail's own formats: a file, a command, an error, identifiers, a cut note. */
+/** Lines in the trail's own formats: files by action, a command, errors of a step, identifiers, a cut note. */
 const trailLinePattern =
-  /^- (?:.+ \((?:read|edited|created|used|mentioned)(?:, \w+)*; step \d+\)|\$ .+ → (?:ok|failed|pending) \(step \d+.*\)|step \d+(?:, fixed later)?: .+|ids: .+|\(\d+ lines? cut.*\))$/;
+  /^- (?:(?:created|edited|read|used|mentioned): .+|\$ .+ → (?:ok|failed|pending) \(step \d+.*\)|step \d+(?:, fixed later)?: .+|ids: .+|\(\d+ lines? cut.*\))$/;
 
 const flat = (line: string): string =>
   line
@@ -55,7 +55,7 @@ export function withArtifactTrail({
     if (complete && trailLinePattern.test(line.trim())) return true;
     const body = flat(line)
       .replace(/^step \d+(?:, fixed later)?: /, '')
-      .replace(/ \((?:read|edited|created|used|mentioned)(?:, \w+)*; step \d+\)$/, '');
+      .replace(/^(?:created|edited|read|used|mentioned): /, '');
     return body === '' || shownText.includes(body.replace(/…$/, '').slice(0, 160));
   };
   const sections = parseSummarySections(text);
