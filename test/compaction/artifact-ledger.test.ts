@@ -9,6 +9,10 @@ import {
 import { ArtifactLedger, fitSummaryText, renderArtifactTrail } from 'loopkeeper/compaction';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  summaryCapForTrail,
+  withArtifactTrail,
+} from '../../src/compaction/ledger/trail-section.js';
 import { fakeServerPerTest, readSession, sharedTokenCounter } from '../support/loop-harness.js';
 
 let tokens: TokenCounter;
@@ -188,6 +192,59 @@ describe('ArtifactLedger', () => {
     const reopened = createAgentLoop({ ...options, sessionId: loop.session.sessionId });
     await reopened.session.open();
     expect(reopened.session.ledger.toJSON()).toEqual(live);
+  });
+});
+
+describe('the trail in a summary', () => {
+  const backendText = [
+    '## Goal\n- Fix the rounding.',
+    '## Decisions and constraints\n- None.',
+    '## Progress\n- Edited src/fields.py.',
+    // A bare path the backend found in a directory listing, and a note of its own.
+    '## Files and artifacts\n- AUTHORS.rst\n- src/fields.py has the bug',
+    '## Errors seen\n- None.',
+    '## Next step\n- Run the tests.',
+  ].join('\n\n');
+
+  it("with the session's whole ledger, leaves out bare paths only an output showed; without it, keeps them", () => {
+    const ledger = new ArtifactLedger();
+    ledger.append(work);
+    const complete = withArtifactTrail({
+      text: backendText,
+      ledger,
+      maxTokens: 400,
+      tokens,
+      complete: true,
+    });
+    expect(complete).toContain('- edited: src/fields.py');
+    expect(complete).not.toContain('AUTHORS.rst');
+    expect(complete).toContain('src/fields.py has the bug');
+    const partial = withArtifactTrail({ text: backendText, ledger, maxTokens: 400, tokens });
+    expect(partial).toContain('- AUTHORS.rst');
+  });
+
+  it('raises the summary cap to what the trail needs, up to half the target', () => {
+    const ledger = new ArtifactLedger();
+    const items: Item[] = [{ kind: 'user', id: 'u', content: 'Fix it.' }];
+    for (let index = 0; index < 40; index += 1) {
+      items.push(
+        call(`c${index}`, 'bash', { command: `python check_${index}.py` }),
+        result(
+          `c${index}`,
+          'bash',
+          `ValueError: check ${index} failed in src/pkg/module_${index}.py`,
+        ),
+      );
+    }
+    ledger.append(items);
+    const options = { baseCap: 200, frameTokens: 80, ledger, tokens };
+    expect(summaryCapForTrail({ ...options, targetTokens: 1_000 })).toBe(500);
+    const roomy = summaryCapForTrail({ ...options, targetTokens: 100_000 });
+    expect(roomy).toBeGreaterThan(200);
+    expect(roomy).toBeLessThan(50_000);
+    const small = new ArtifactLedger();
+    small.append([{ kind: 'user', id: 'u', content: 'Fix src/a.py.' }]);
+    expect(summaryCapForTrail({ ...options, ledger: small, targetTokens: 1_000 })).toBe(200);
   });
 });
 

@@ -61,7 +61,12 @@ export function withArtifactTrail({
   const sections = parseSummarySections(text);
   const files = (sections['Files and artifacts'] ?? '').split('\n').flatMap((line) => {
     const ids = /^(?:Identifiers:|ids:)\s*(.*)$/.exec(flat(line))?.[1];
-    if (ids === undefined) return repeats(line) ? [] : [line];
+    if (ids === undefined) {
+      // With the whole session's ledger, a bare path the trail does not list was only seen in
+      // an output (a directory listing, a file's contents): running the tool again shows it.
+      if (complete && /^\S+$/.test(flat(line)) && !/^\(.*\)$/.test(flat(line))) return [];
+      return repeats(line) ? [] : [line];
+    }
     const left = ids
       .split(',')
       .map((id) => id.trim())
@@ -87,6 +92,35 @@ export function withArtifactTrail({
 
 /** The share of a summary's cap the trail is rendered to; the fit then holds each section to its share. */
 const trailRenderShare = 0.8;
+
+/**
+ * The summary cap the artifact trail asks for: `baseCap` (the summary's share of the target),
+ * raised to what the trail of `ledger` needs, but never above half the target, so the kept
+ * tail keeps at least the other half. On a small window this is what keeps the older errors,
+ * paths and identifiers: the tail gives way to the facts it no longer holds.
+ */
+export function summaryCapForTrail({
+  baseCap,
+  targetTokens,
+  frameTokens,
+  ledger,
+  tokens,
+}: {
+  readonly baseCap: number;
+  readonly targetTokens: number;
+  /** What the summary spends besides its content (headings, cut notes). */
+  readonly frameTokens: number;
+  readonly ledger: ArtifactLedger;
+  readonly tokens: TokenCounter;
+}): number {
+  const ceiling = Math.floor(targetTokens / 2);
+  if (baseCap >= ceiling) return baseCap;
+  const trail = renderArtifactTrail({ ledger: ledger.toJSON(), maxTokens: ceiling, tokens });
+  const lines = [...trail.artifacts, ...trail.errors];
+  if (lines.length === 0) return baseCap;
+  const need = tokens.countText(lines.join('\n')) + lines.length;
+  return Math.min(ceiling, Math.max(baseCap, frameTokens + Math.ceil(need / trailRenderShare)));
+}
 
 export interface SummaryWithTrailOptions {
   readonly text: string;

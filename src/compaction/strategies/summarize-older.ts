@@ -1,12 +1,12 @@
 import { CompactionError } from '../../errors/compaction-error.js';
 import type { TokenCounter } from '../../tokens/types.js';
 import type { Item } from '../../transcript/types.js';
-import { MIN_SUMMARY_TOKENS, summaryCapFor } from '../compactor-sizes.js';
+import { MIN_SUMMARY_TOKENS, SUMMARY_FRAME_TOKENS, summaryCapFor } from '../compactor-sizes.js';
 import { headroomLine } from '../compactor-steps.js';
 import { requireNonNegative } from '../helpers/options.js';
 import { skippedResult } from '../helpers/result.js';
 import { atomicSpans, leadingContextCount } from '../helpers/structure.js';
-import { summaryWithTrail } from '../ledger/trail-section.js';
+import { ledgerOf, summaryCapForTrail, summaryWithTrail } from '../ledger/trail-section.js';
 import { callSummaryBackend } from '../summarizers/call-backend.js';
 import { createSummaryChunker, fitPreviousSummary } from '../summarizers/chunk-input.js';
 import { createSummaryItem, summaryBody } from '../summary.js';
@@ -130,7 +130,18 @@ export function summarizeOlder({
           code: 'no_backend',
         });
       }
-      const summaryCap = maxSummaryTokens ?? summaryCapFor(budget);
+      // Outside the loop (no session ledger) the trail is that of the items this strategy sees.
+      const trailLedger =
+        ledger ?? ledgerOf(transcript.map((item) => originalOf?.(item) ?? item));
+      const summaryCap =
+        maxSummaryTokens ??
+        summaryCapForTrail({
+          baseCap: summaryCapFor(budget),
+          targetTokens: budget.targetTokens,
+          frameTokens: SUMMARY_FRAME_TOKENS,
+          ledger: trailLedger,
+          tokens,
+        });
       const split = splitForSummary({
         transcript,
         tokens,
