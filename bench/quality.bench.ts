@@ -225,7 +225,7 @@ five lack three shapes real sessions have, so \`test/support/derived-transcripts
 them deterministically from the bundled ones:
 
 - \`derived_demonstration-then-task\`: the marshmallow run whose first request opens with the
-  whole CTF run written out as a demonstration (about 3,000 tokens) before the task, as
+  whole CTF run written out as a demonstration (about 7,500 tokens) before the task, as
   SWE-agent's demonstrations do.
 - \`derived_errors-across-edits\`: the marshmallow run where every tool call but the final
   submit is first tried once and fails: edits with a linter report (\`E999 IndentationError\`,
@@ -287,6 +287,42 @@ ${sections.join('\n\n')}
   fills the 999 tokens the line leaves for the conversation; the emergency prune's last step
   cuts the middle of that request in what the model sees (the log keeps it whole) instead of
   ending the run. See docs/compaction.md, "The emergency prune".
+
+## Where the extractive backend misses the bar, by how much and why
+
+Figures are those of the run above (token counts in o200k). At 30% every transcript meets every
+bar. At 15% the five bundled transcripts and \`derived_three-customers\` meet every bar; two
+derived shapes miss it:
+
+- \`derived_errors-across-edits\` keeps 7 of 23 dropped error lines (the bar needs 22). The run
+  has 26 distinct error lines, 416 tokens as bare lines, two per tool call by construction. The
+  summary may take at most half the compaction target, about 390 tokens at this line, headings
+  included: keeping 22 of them needs roughly 150 tokens more than the line leaves the summary.
+  Its paths (4/4) and identifiers (1/1) meet the bar.
+- \`derived_demonstration-then-task\` keeps 8 of 14 paths and 30 of 47 identifiers (bars: 14 and
+  43). Its first request is 8,391 tokens, over three times the whole 2,339-token line, so the
+  emergency prune shows the model its head and tail (the log keeps it whole). What is lost is
+  the demonstration's own facts (the CTF run's URLs and flag, numbers from its outputs): the
+  trail ranks facts the work only mentioned last, and the demonstration's 27 paths (365 tokens)
+  and 67 identifiers (215 tokens) together exceed the whole 361-token summary.
+
+At 8% the lines are 593 to 1,821 tokens, and the misses follow from sizes, not from ranking:
+
+- Three turns do not complete (marshmallow, rec003, rec109): the latest user turn and the
+  smallest summary (398 + 202, 416 + 209, 318 + 183 tokens) exceed the room the instructions and
+  tool schemas leave (598, 547, 481 tokens) by 2, 78 and 20 tokens. The run ends in the
+  defined \`context_overflow\` failure instead of sending a request over the window; those
+  replays' emergency-prune shares (3 of 3, 16 of 24, 14 of 19) come from the same squeeze.
+- \`derived_errors-across-edits\` loses the goal: its task statement (815 tokens) is larger than
+  the 757-token line, so the emergency prune cuts it; its 26 error lines (416 tokens) cannot fit
+  the 140-token summary left (0/26 kept), and 13 of its 16 compactions end in the emergency prune.
+- Identifiers on the tau-bench runs (3/31, 0/16 and 5/20), \`derived_three-customers\` (37/60)
+  and \`derived_demonstration-then-task\` (45/66), its paths (5/27), the paths of
+  \`derived_errors-across-edits\` (3/5) and the error lines of rec003 (0/3) and rec109 (0/1):
+  the final summaries are 140 to 580 tokens, which cannot list 16 to 66 dropped identifiers
+  beside the goal and the errors (the newest and the most used facts are kept first); rec003
+  and rec109 are the replays above that end in \`context_overflow\` after 16 and 14 emergency
+  prunes, which keep the latest turn before any older fact.
 `;
   const target = fileURLToPath(new URL('../docs/quality.md', import.meta.url));
   writeFileSync(target, doc);

@@ -24,6 +24,7 @@ import { summaryCapFor } from '../../src/compaction/compactor-sizes.js';
 import { headroomLine } from '../../src/compaction/compactor-steps.js';
 import { replacedItemId } from '../../src/compaction/helpers/derived-item.js';
 import { recordedGoal } from '../../src/compaction/summary-goal.js';
+import { loadDerivedTranscripts } from '../support/derived-transcripts.js';
 import { loadTranscriptFixtures } from '../support/transcripts.js';
 
 let tokens: TokenCounter;
@@ -273,37 +274,45 @@ describe('measureCompactionQuality', () => {
   });
 });
 
-describe('the default compactor on every bundled transcript', () => {
+describe('the default compactor on every bundled transcript and the derived shapes', () => {
   // The bar of docs/quality.md, per replay; bench/quality.bench.ts reports the figures.
-  for (const lineShare of [0.3, 0.15]) {
-    for (const fixture of loadTranscriptFixtures()) {
-      it(`keeps the work of ${fixture.file} at a line of ${lineShare * 100}%`, async () => {
-        const line = Math.floor(tokens.count(fromChatMessages(fixture.messages)) * lineShare);
-        const report = await measureCompactionQuality({
-          name: fixture.file,
-          messages: fixture.messages,
-          line,
-          tokens,
-          backend: extractiveSummarizer(),
-        });
-        expect(report.failures).toEqual([]);
-        expect(report.turnsCompleted).toBe(report.turns);
-        expect(report.compactions).toBeGreaterThan(0);
-        expect(report.goalKept).toBe(true);
-        expect(report.invalidRequests).toBe(0);
-        expect(report.emergencyPrunes * 4).toBeLessThanOrEqual(report.compactions);
-        const kept = report.paths.visible + report.errorLines.visible;
-        const dropped = report.paths.dropped + report.errorLines.dropped;
-        expect(
-          kept,
-          JSON.stringify([report.paths.lost, report.errorLines.lost]),
-        ).toBeGreaterThanOrEqual(Math.ceil(dropped * 0.95));
-        expect(
-          report.identifiers.visible,
-          JSON.stringify(report.identifiers.lost),
-        ).toBeGreaterThanOrEqual(Math.ceil(report.identifiers.dropped * 0.9));
+  // The derived shapes (docs/quality.md says how they are made) meet the bar at 30%; at 15%
+  // two of them cannot, by the sizes that page gives.
+  const replays = [
+    ...[0.3, 0.15].flatMap((lineShare) =>
+      loadTranscriptFixtures().map((fixture) => ({ lineShare, fixture })),
+    ),
+    ...loadDerivedTranscripts().map((fixture) => ({ lineShare: 0.3, fixture })),
+  ];
+  for (const { lineShare, fixture } of replays) {
+    it(`keeps the work of ${fixture.file} at a line of ${lineShare * 100}%`, async () => {
+      const line = Math.floor(tokens.count(fromChatMessages(fixture.messages)) * lineShare);
+      const report = await measureCompactionQuality({
+        name: fixture.file,
+        messages: fixture.messages,
+        line,
+        tokens,
+        backend: extractiveSummarizer(),
       });
-    }
+      expect(report.failures).toEqual([]);
+      expect(report.turnsCompleted).toBe(report.turns);
+      expect(report.compactions).toBeGreaterThan(0);
+      expect(report.goalKept).toBe(true);
+      expect(report.invalidRequests).toBe(0);
+      expect(report.emergencyPrunes * 4).toBeLessThanOrEqual(report.compactions);
+      // Each at least 95%, paths and error lines apart.
+      expect(report.paths.visible, JSON.stringify(report.paths.lost)).toBeGreaterThanOrEqual(
+        Math.ceil(report.paths.dropped * 0.95),
+      );
+      expect(
+        report.errorLines.visible,
+        JSON.stringify(report.errorLines.lost),
+      ).toBeGreaterThanOrEqual(Math.ceil(report.errorLines.dropped * 0.95));
+      expect(
+        report.identifiers.visible,
+        JSON.stringify(report.identifiers.lost),
+      ).toBeGreaterThanOrEqual(Math.ceil(report.identifiers.dropped * 0.9));
+    });
   }
 });
 
