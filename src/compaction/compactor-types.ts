@@ -7,7 +7,9 @@ import type { DropReasoningOptions } from './strategies/drop-reasoning.js';
 import type { PruneToolResultsOptions } from './strategies/prune-tool-results.js';
 import type { SummarizeOlderOptions } from './strategies/summarize-older.js';
 import type {
+  CompactingLoop,
   CompactionBackend,
+  CompactionBudget,
   CompactionReason,
   CompactionStrategy,
   CompactionTier,
@@ -34,6 +36,10 @@ export interface CompactOutcome {
 export interface EmergencyOutcome extends CompactOutcome {
   /** Whether the result is under the budget's `maxTokens`; false only when the latest turn alone is larger. */
   readonly fits: boolean;
+  /** The budget the prune worked to. */
+  readonly budget: CompactionBudget;
+  /** Tokens of the latest turn as the prune found it, for telling what is too large. */
+  readonly latestTurnTokens: number;
 }
 
 export interface CompactInput {
@@ -52,6 +58,8 @@ export interface CompactInput {
   readonly point?: MutationPoint;
   /** Instructions for the summary (`loop.send({type: 'compact', instructions})`). */
   readonly instructions?: string;
+  /** The loop that compacts, passed to the summary backend (see `CompactingLoop`). */
+  readonly loop?: CompactingLoop;
 }
 
 export interface EmergencyPruneInput {

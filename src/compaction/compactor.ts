@@ -280,11 +280,14 @@ function buildCompactor({
       ...(input.instructions === undefined ? {} : { instructions: input.instructions }),
     };
     const originalOf = originalsWithin(transcript, input.originalOf);
-    const ledger = input.ledger === undefined ? {} : { ledger: input.ledger };
-    const context =
-      backend === undefined
-        ? { tokens, signal, originalOf, ...ledger }
-        : { tokens, backend, signal, originalOf, ...ledger };
+    const context = {
+      tokens,
+      signal,
+      originalOf,
+      ...(backend === undefined ? {} : { backend }),
+      ...(input.ledger === undefined ? {} : { ledger: input.ledger }),
+      ...(input.loop === undefined ? {} : { loop: input.loop }),
+    };
 
     const tier1 =
       reason === 'payload_too_large'
@@ -372,6 +375,7 @@ function buildCompactor({
       ...(input.overheadTokens === undefined ? {} : { overheadTokens: input.overheadTokens }),
       ...(input.ledger === undefined ? {} : { ledger: input.ledger }),
       ...(input.instructions === undefined ? {} : { instructions: input.instructions }),
+      ...(input.loop === undefined ? {} : { loop: input.loop }),
     };
     let outcome: CompactOutcome;
     let summaryError: CompactionError | undefined;

@@ -6,6 +6,7 @@
 export { ApprovalError } from '../errors/approval-error.js';
 export type * from '../events/telemetry-events.js';
 export { TELEMETRY_EVENT_TYPES } from '../events/telemetry-events.js';
+export { type AgentSummarizerOptions, agentSummarizer } from './agent-summarizer.js';
 export {
   type AgentLoopActor,
   type AgentLoopLogic,
@@ -30,6 +31,7 @@ export {
 export { pendingApprovalsIn, type UnfinishedRun } from './run-progress.js';
 export { runTurn } from './run-turn.js';
 export { serializeError } from './serialize-error.js';
+export { streamTurn, type TurnStream } from './stream-turn.js';
 export {
   createTelemetryHub,
   type ListenerErrorInfo,
@@ -41,3 +43,8 @@ export {
   type TelemetrySource,
 } from './telemetry-hub.js';
 export type { TurnRecord } from './turn-record.js';
+export type {
+  TurnFinishPart,
+  TurnStreamPart,
+  TurnStreamPartType,
+} from './turn-stream-part.js';

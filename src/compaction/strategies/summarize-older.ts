@@ -123,7 +123,7 @@ export function summarizeOlder({
     name: 'summarizeOlder',
     async apply(
       { transcript, budget, instructions },
-      { tokens, backend, signal, originalOf, ledger },
+      { tokens, backend, signal, originalOf, ledger, loop },
     ) {
       if (backend === undefined) {
         throw new CompactionError('summarizeOlder needs a summarizer backend in its context', {
@@ -192,6 +192,7 @@ export function summarizeOlder({
           maxTokens: summaryCap,
           signal,
           timeoutMs,
+          loop,
         });
         summary = goal === undefined || goal === '' ? result.text : withGoal(result.text, goal);
       }

@@ -3,7 +3,7 @@ import { CompactionError } from '../../errors/compaction-error.js';
 import { describeThrown } from '../../errors/describe-thrown.js';
 import type { Item } from '../../transcript/types.js';
 import { validateSummaryText } from '../summary.js';
-import type { CompactionBackend, SummaryResult } from '../types.js';
+import type { CompactingLoop, CompactionBackend, SummaryResult } from '../types.js';
 
 export interface CallSummaryBackendOptions {
   readonly backend: CompactionBackend;
@@ -16,6 +16,8 @@ export interface CallSummaryBackendOptions {
   readonly signal: AbortSignal;
   /** Ends the call with a `CompactionError` (code `summary_timeout`) when it takes longer. */
   readonly timeoutMs?: number | undefined;
+  /** The loop that compacts, handed to the backend (see `CompactingLoop`). */
+  readonly loop?: CompactingLoop | undefined;
 }
 
 /** Settles with `promise`, or rejects as soon as `signal` aborts, whichever comes first. */
@@ -55,6 +57,7 @@ export async function callSummaryBackend({
   maxTokens,
   signal,
   timeoutMs,
+  loop,
 }: CallSummaryBackendOptions): Promise<SummaryResult> {
   if (signal.aborted) {
     throw new AbortedError('The summary was aborted before it started', { cause: signal.reason });
@@ -68,6 +71,7 @@ export async function callSummaryBackend({
       ...(previousSummary === undefined ? {} : { previousSummary }),
       ...(maxTokens === undefined ? {} : { maxTokens }),
       ...(instructions === undefined ? {} : { instructions }),
+      ...(loop === undefined ? {} : { loop }),
     }),
   );
   // A backend that answers after we gave up must not surface as an unhandled rejection.

@@ -3,7 +3,7 @@ import type { CompactOutcome } from '../../compaction/compactor-types.js';
 import { CompactionError } from '../../errors/compaction-error.js';
 import { MutatorError } from '../../errors/mutator-error.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
-import { loopActor, recordReplacement } from './loop-actor-context.js';
+import { compactingLoop, loopActor, recordReplacement } from './loop-actor-context.js';
 import { withTypedFailures } from './typed-failure.js';
 
 /**
@@ -13,7 +13,7 @@ import { withTypedFailures } from './typed-failure.js';
  * a result that breaks the protocol is refused, never logged.
  */
 export const compactNowActor = loopActor<CompactOutput, CompactNowInput>(
-  async ({ session, compactor, overhead, floor }, { input, signal }) => {
+  async ({ session, compactor, overhead, floor }, { input, signal, self }) => {
     if (compactor === undefined) {
       throw new MutatorError('The loop has no compactor, so it cannot compact on demand');
     }
@@ -31,6 +31,7 @@ export const compactNowActor = loopActor<CompactOutput, CompactNowInput>(
       originalOf: (item: (typeof previous)[number]) => session.originalOf(item),
       ledger: session.ledger,
       overheadTokens: overhead.measure(session, tokens),
+      loop: compactingLoop(input, self),
       ...(input.instructions === null ? {} : { instructions: input.instructions }),
     };
     const outcome = await withTypedFailures(
