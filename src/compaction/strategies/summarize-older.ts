@@ -131,8 +131,7 @@ export function summarizeOlder({
         });
       }
       // Outside the loop (no session ledger) the trail is that of the items this strategy sees.
-      const trailLedger =
-        ledger ?? ledgerOf(transcript.map((item) => originalOf?.(item) ?? item));
+      const trailLedger = ledger ?? ledgerOf(transcript.map((item) => originalOf?.(item) ?? item));
       const summaryCap =
         maxSummaryTokens ??
         summaryCapForTrail({
