@@ -91,9 +91,15 @@ export const agentLoopMachine = setup({
     emergencyPrune: notProvided('emergencyPrune'),
     finishRun: notProvided('finishRun'),
     abortRun: notProvided('abortRun'),
+    compactNow: notProvided('compactNow'),
+    recordPlan: notProvided('recordPlan'),
   },
   guards: {
     hasQueuedMessage: ({ context }) => context.queue.length > 0,
+    hasPendingPlan: ({ context }) => context.pendingPlan != null,
+    hasPendingCompaction: ({ context }) => context.pendingCompaction != null,
+    // A cap of 0 allows no compaction step but the emergency prune a run needs.
+    compactionAllowed: ({ context }) => context.maxConsecutiveCompactions > 0,
     hasRunToResume: ({ context }) => (context.resume ?? null) !== null,
     resumeAtTools: ({ event }) => outputFrom(event, 'resumeRun')?.next === 'tools',
     resumeAfterToolResults: ({ event }) => outputFrom(event, 'resumeRun')?.next === 'toolResults',
@@ -134,6 +140,36 @@ export const agentLoopMachine = setup({
           }
         : {},
     ),
+    // Only the latest plan matters: an update replaces one still waiting.
+    enqueuePlan: assign(({ event }) =>
+      event.type === 'plan.update'
+        ? { pendingPlan: { plan: event.plan, explanation: event.explanation } }
+        : {},
+    ),
+    clearPlan: assign({ pendingPlan: null }),
+    enqueueCompaction: assign(({ context, event }) => {
+      if (event.type !== 'compact') return {};
+      const earlier = context.pendingCompaction?.instructions ?? null;
+      const added = typeof event.instructions === 'string' ? event.instructions : null;
+      return {
+        pendingCompaction: {
+          instructions:
+            earlier === null ? added : added === null ? earlier : `${earlier}\n${added}`,
+        },
+      };
+    }),
+    // A fresh sequence: the first compaction step since the last run's inferences.
+    startCompactionNow: assign({ compactionReason: 'manual', consecutiveCompactions: 1 }),
+    endCompactionNow: assign({ compactionReason: null, pendingCompaction: null }),
+    refuseCompactionNow: assign({
+      pendingCompaction: null,
+      lastError: {
+        name: 'CompactionError',
+        code: 'compaction',
+        message: 'The loop allows no compaction (maxConsecutiveCompactions is 0)',
+      },
+    }),
+    recordSideFailure: assign(({ event }) => ({ lastError: failureOf(event) })),
     startRun: assign(({ context }) => ({
       ...FRESH_RUN,
       resumed: false,
@@ -221,6 +257,9 @@ export const agentLoopMachine = setup({
       compactorMutationFinishedEvent(context, event),
     ),
     emitCompactionFinished: emit(({ context, event }) => compactionFinishedEvent(context, event)),
+    emitCompactionNowFinished: emit(({ context, event }) =>
+      compactionFinishedEvent(context, event, 'compactNow'),
+    ),
     emitCompactionFailed: emit(({ context, event }) => compactionFailedEvent(context, event)),
     emitEmergencyMutationStarted: emit(({ context }) => emergencyMutationStartedEvent(context)),
     emitEmergencyMutationFinished: emit(({ context, event }) =>
@@ -307,15 +346,60 @@ export const agentLoopMachine = setup({
   initial: 'idle',
   on: {
     'user.message': { actions: 'enqueueMessage' },
+    'plan.update': { actions: 'enqueuePlan' },
+    compact: { actions: 'enqueueCompaction' },
     'loop.telemetry': { actions: 'forwardTelemetry' },
   },
   states: {
     idle: {
+      // An unfinished run from the log goes on first; then a plan or a compaction asked for
+      // meanwhile, so the next run sees its result.
       always: [
         { guard: 'hasRunToResume', target: 'running.resuming', actions: 'startResumedRun' },
+        { guard: 'hasPendingPlan', target: 'recordingPlan' },
+        {
+          guard: and(['hasPendingCompaction', 'compactionAllowed']),
+          target: 'compactingNow',
+        },
+        { guard: 'hasPendingCompaction', actions: 'refuseCompactionNow' },
         { guard: 'hasQueuedMessage', target: 'running', actions: 'startRun' },
       ],
       on: { close: 'closed' },
+    },
+    /** Logs the latest `plan.update` as a pinned plan item; a refused plan is `lastError`. */
+    recordingPlan: {
+      invoke: {
+        id: 'recordPlan',
+        src: 'recordPlan',
+        input: ({ context, self }) => ({
+          sessionId: context.sessionId,
+          runId: '',
+          loop: self,
+          update: context.pendingPlan,
+        }),
+        onDone: { target: 'idle', actions: 'clearPlan' },
+        onError: { target: 'idle', actions: ['clearPlan', 'recordSideFailure'] },
+      },
+    },
+    /** `compact` sent by the host: the tiers now, between runs; a failure is `lastError`. */
+    compactingNow: {
+      entry: ['startCompactionNow', 'emitCompactionStarted'],
+      invoke: {
+        id: 'compactNow',
+        src: 'compactNow',
+        input: ({ context, self }) => ({
+          sessionId: context.sessionId,
+          runId: '',
+          loop: self,
+          instructions: context.pendingCompaction?.instructions ?? null,
+        }),
+        // Cleared after the telemetry, which names the reason.
+        onDone: { target: 'idle', actions: ['emitCompactionNowFinished', 'endCompactionNow'] },
+        onError: {
+          target: 'idle',
+          actions: ['emitCompactionFailed', 'recordSideFailure', 'endCompactionNow'],
+        },
+      },
     },
     running: {
       initial: 'beginning',

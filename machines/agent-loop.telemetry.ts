@@ -159,8 +159,9 @@ export function emergencyMutationFinishedEvent(
 export function compactionFinishedEvent(
   context: AgentLoopContext,
   event: LoopEvent,
+  source: 'compact' | 'compactNow' = 'compact',
 ): CompactionFinished {
-  const output = outputFrom(event, 'compact');
+  const output = outputFrom(event, source);
   return {
     type: 'CompactionFinished' as const,
     ...base(context),

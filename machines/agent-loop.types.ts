@@ -92,6 +92,16 @@ export interface AgentLoopContext {
     readonly outcome: RunOutcome;
     readonly error: SerializedError | null;
   } | null;
+  /**
+   * The latest `plan.update` not yet logged (as sent; `recordPlan` checks it). Logged when the
+   * loop is idle; absent in snapshots persisted before it existed.
+   */
+  readonly pendingPlan?: unknown;
+  /**
+   * A `compact` request not yet run, with the instructions of every request since (joined).
+   * Run when the loop is idle; absent in snapshots persisted before it existed.
+   */
+  readonly pendingCompaction?: { readonly instructions: string | null } | null;
   /** See `AgentLoopInput.approvals`. Absent in snapshots persisted before approvals existed. */
   readonly approvals?: boolean;
   /** The run to continue when the loop starts; cleared once it is taken up. */
@@ -126,6 +136,20 @@ export type AgentLoopEvent =
       readonly reason?: string;
     }
   | { readonly type: 'close' }
+  /**
+   * Compact now (when idle; sent during a run, once it ends), under the same validation and
+   * the same tiers as a compaction the budget asks for; `instructions` go to the summary.
+   */
+  | { readonly type: 'compact'; readonly instructions?: string }
+  /**
+   * Pins a plan: logged (when idle; sent during a run, once it ends) as a `loopkeeper:plan`
+   * context item that every compaction tier keeps verbatim. The latest update replaces the rest.
+   */
+  | {
+      readonly type: 'plan.update';
+      readonly plan: readonly { readonly step: string; readonly status: string }[];
+      readonly explanation?: string;
+    }
   /**
    * Telemetry produced inside an invoked actor (tool calls, text deltas), re-emitted as is. The
    * runtime hands such telemetry to the loop's listeners directly where it can (see
@@ -225,6 +249,16 @@ export interface EmergencyPruneOutput {
   readonly detail?: string;
 }
 
+/** A compaction the host asked for while the loop is idle: no run, `runId` is ''. */
+export interface CompactNowInput extends ActorInvocation {
+  readonly instructions: string | null;
+}
+
+/** A plan update to log while the loop is idle, as the host sent it. */
+export interface RecordPlanInput extends ActorInvocation {
+  readonly update: unknown;
+}
+
 /** Where a resumed run goes on: what its log shows it was doing when it stopped. */
 export type ResumePoint =
   /** The latest answer called tools that are not all answered: decide and run them. */
@@ -287,6 +321,8 @@ export interface AgentLoopActorTypes {
   };
   readonly finishRun: { readonly input: FinishRunInput; readonly output: Nothing };
   readonly abortRun: { readonly input: FinishRunInput; readonly output: Nothing };
+  readonly compactNow: { readonly input: CompactNowInput; readonly output: CompactOutput };
+  readonly recordPlan: { readonly input: RecordPlanInput; readonly output: Nothing };
 }
 
 export type AgentLoopActorName = keyof AgentLoopActorTypes;

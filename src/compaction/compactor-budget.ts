@@ -12,7 +12,7 @@ export interface CompactionBudgetForOptions {
 }
 
 /**
- * The budget one compaction works to. For a threshold or manual compaction it is the
+ * The budget one compaction works to. For a threshold compaction it is the
  * trigger's. After the provider refused a request (`overflow`, `payload_too_large`) our
  * estimate evidently undercounts, so when it claims the transcript already fits, the target
  * drops to a share of the estimate: a retry with an unchanged transcript would only fail again.
@@ -37,7 +37,8 @@ export function compactionBudgetFor({
   budget,
   tokens,
 }: CompactionBudgetForOptions): CompactionBudget {
-  if (reason !== 'overflow' && reason !== 'payload_too_large') return budget;
+  // A refusal, or the host asking: the transcript gets smaller even when our count says it fits.
+  if (reason === 'threshold') return budget;
   const { maxTokens } = budget;
   if (tokens > budget.targetTokens) return { maxTokens, targetTokens: budget.targetTokens };
   const targetTokens = Math.floor(tokens * REACTIVE_TARGET_RATIO);

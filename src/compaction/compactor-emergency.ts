@@ -18,6 +18,8 @@ export interface EmergencyDeps {
   readonly clipRequest: boolean;
   /** The most tokens the prune keeps; default the budget's target. */
   readonly maxTokens?: number;
+  /** Tokens kept free for what is added after the prune (the pinned plan). */
+  readonly reserveTokens?: number;
   budgetFor(input: EmergencyPruneInput): {
     decision: TriggerDecision;
     budget: CompactionBudget;
@@ -50,7 +52,10 @@ export async function emergencyPruneWith(
     { tokens, signal },
   );
   const strategies = appliedNames(deps.structuralTier, transcript, structuralResult);
-  const maxTokens = deps.maxTokens ?? budget.targetTokens;
+  const maxTokens = Math.max(
+    0,
+    (deps.maxTokens ?? budget.targetTokens) - (deps.reserveTokens ?? 0),
+  );
   let structural = structuralResult.transcript;
   let largestMetadata: Readonly<Record<string, unknown>> | undefined;
   // When the latest turn leaves no room for the summary, its largest outputs go first (the
@@ -95,6 +100,7 @@ export async function emergencyPruneWith(
       tokens,
       originalOf: originalsWithin(transcript, input.originalOf),
       signal,
+      ledger: input.ledger,
     });
     kept = record.transcript;
     recorded = record.recorded;
@@ -110,6 +116,7 @@ export async function emergencyPruneWith(
       tokens,
       originalOf: originalsWithin(transcript, input.originalOf),
       signal,
+      ledger: input.ledger,
     });
     if (folded !== kept) {
       kept = folded;

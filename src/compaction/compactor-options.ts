@@ -47,6 +47,11 @@ export function assertCompactorOptions(options: CompactorOptions): void {
       'createCompactor: strategy must be a CompactionStrategy (an object with apply)',
     );
   }
+  for (const hook of ['beforeCompaction', 'afterCompaction'] as const) {
+    if (options[hook] !== undefined && typeof options[hook] !== 'function') {
+      throw new ConfigError(`createCompactor: ${hook} must be a function`);
+    }
+  }
   if (name !== undefined && (typeof name !== 'string' || name === '')) {
     throw new ConfigError('createCompactor: name must be a non-empty string');
   }

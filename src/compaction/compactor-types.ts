@@ -1,5 +1,7 @@
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
+import type { CompactionHooks } from './compaction-hooks.js';
+import type { ArtifactLedger } from './ledger/artifact-ledger.js';
 import type { ClipToolResultsOptions } from './strategies/clip-tool-results.js';
 import type { DropReasoningOptions } from './strategies/drop-reasoning.js';
 import type { PruneToolResultsOptions } from './strategies/prune-tool-results.js';
@@ -50,8 +52,12 @@ export interface CompactInput {
   readonly signal: AbortSignal;
   /** The log's original of an item that stands in for another (see `CompactionContext`). */
   readonly originalOf?: (item: Item) => Item | undefined;
+  /** The session's artifact ledger (the loop passes its own), rendered into every summary. */
+  readonly ledger?: ArtifactLedger;
   /** The mutation point the loop compacts at, passed to every trigger call (see `TriggerInput.point`). */
   readonly point?: MutationPoint;
+  /** Instructions for the summary (`loop.send({type: 'compact', instructions})`). */
+  readonly instructions?: string;
   /** The loop that compacts, passed to the summary backend (see `CompactingLoop`). */
   readonly loop?: CompactingLoop;
 }
@@ -66,8 +72,12 @@ export interface EmergencyPruneInput {
   readonly signal: AbortSignal;
   /** The log's original of an item that stands in for another (see `CompactionContext`). */
   readonly originalOf?: (item: Item) => Item | undefined;
+  /** The session's artifact ledger (the loop passes its own), rendered into every summary. */
+  readonly ledger?: ArtifactLedger;
   /** The mutation point the loop compacts at, passed to every trigger call (see `TriggerInput.point`). */
   readonly point?: MutationPoint;
+  /** Instructions for the summary (`loop.send({type: 'compact', instructions})`). */
+  readonly instructions?: string;
 }
 
 /**
@@ -125,4 +135,8 @@ export interface CompactorOptions {
   readonly name?: string;
   /** Where the loop runs it as a mutator. Default all three points. */
   readonly points?: readonly MutationPoint[];
+  /** Called before each compaction (add instructions for the summary, or skip). */
+  readonly beforeCompaction?: CompactionHooks['beforeCompaction'];
+  /** Called after each compaction that changed the transcript (what was dropped and kept). */
+  readonly afterCompaction?: CompactionHooks['afterCompaction'];
 }

@@ -1,6 +1,8 @@
 import { CompactionError } from '../errors/compaction-error.js';
+import { describeThrownText } from '../errors/describe-thrown.js';
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
+import { compactionDiff } from './compaction-hooks.js';
 import { compactionBudgetFor } from './compactor-budget.js';
 import { emergencyPruneWith } from './compactor-emergency.js';
 import { assertCompactorOptions } from './compactor-options.js';
@@ -22,6 +24,8 @@ import type {
 } from './compactor-types.js';
 import { requireNonNegative } from './helpers/options.js';
 import { pipeline } from './pipeline.js';
+import { pinPlan } from './plan/pin-plan.js';
+import { latestPlanText } from './plan/plan.js';
 import { clipToolResults } from './strategies/clip-tool-results.js';
 import { dropReasoning } from './strategies/drop-reasoning.js';
 import { pruneLargestToolResults } from './strategies/prune-largest-tool-results.js';
@@ -85,6 +89,8 @@ function buildCompactor({
   summaryTimeoutMs = 60_000,
   name = 'compactor',
   points = ['AfterToolResult', 'AfterTurnEnded', 'BeforeInference'],
+  beforeCompaction,
+  afterCompaction,
 }: CompactorOptions): Compactor {
   requireNonNegative('createCompactor', 'summaryTimeoutMs', summaryTimeoutMs, { positive: true });
   if (emergency.maxTokens !== undefined) {
@@ -103,6 +109,12 @@ function buildCompactor({
   const largestFirst = pipeline(pruneLargestToolResults(), firstTier);
   const largestAfter = pipeline(firstTier, pruneLargestToolResults());
   const summaryTier = summarizeOlder({ ...summary, timeoutMs: summaryTimeoutMs });
+  // Asked for by the host: everything before the latest request and its newest exchange.
+  const manualSummaryTier = summarizeOlder({
+    ...summary,
+    keepRecentTokens: summary.keepRecentTokens ?? 0,
+    timeoutMs: summaryTimeoutMs,
+  });
 
   // The default structural tier's placeholders are written as items arrive, not all at once at
   // the first compaction; a custom first tier prepares nothing.
@@ -155,7 +167,7 @@ function buildCompactor({
   }
 
   /** The trigger's input for a compacted transcript: the reported usage described the one before. */
-  function afterCompaction(transcript: readonly Item[], input: CompactInput): TriggerInput {
+  function triggerInputAfter(transcript: readonly Item[], input: CompactInput): TriggerInput {
     return triggerInput(transcript, input.tokens, {
       overheadTokens: input.overheadTokens,
       point: input.point,
@@ -168,7 +180,7 @@ function buildCompactor({
     input: CompactInput,
   ): boolean {
     return (
-      !trigger.evaluate(afterCompaction(transcript, input)).fire &&
+      !trigger.evaluate(triggerInputAfter(transcript, input)).fire &&
       input.tokens.count(transcript) <= headroomLine(budget)
     );
   }
@@ -182,16 +194,111 @@ function buildCompactor({
     };
   }
 
+  /** The tiers, with the hooks around them and the plan pinned in the result. */
   async function compact(input: CompactInput): Promise<CompactOutcome> {
+    const decision = await beforeCompaction?.({
+      transcript: input.transcript,
+      reason: input.reason,
+      tokens: input.tokens.count(input.transcript),
+      ...(input.instructions === undefined ? {} : { instructions: input.instructions }),
+    });
+    const instructions =
+      [input.instructions, decision?.instructions]
+        .filter((text): text is string => typeof text === 'string' && text.trim() !== '')
+        .join('\n') || undefined;
+    const outcome =
+      decision?.skip === true
+        ? skippedOutcome(input)
+        : withPlan(
+            input,
+            await compactTiers({
+              ...input,
+              ...(instructions === undefined ? {} : { instructions }),
+            }),
+          );
+    return observed(input, outcome, instructions);
+  }
+
+  /** The transcript as it is, with the facts a skipped compaction reports. */
+  function skippedOutcome(input: CompactInput): CompactOutcome {
+    const { decision, budget, tokensBefore } = budgetFor(input);
+    return {
+      transcript: input.transcript,
+      tier: 'structural',
+      strategies: [],
+      tokensBefore,
+      tokensAfter: tokensBefore,
+      effective: isEffective(input.transcript, budget, input),
+      metadata: { trigger: triggerFacts(decision), budget, skippedBy: 'beforeCompaction' },
+    };
+  }
+
+  /** The outcome with the latest plan pinned in its transcript (`pinPlan`). */
+  function withPlan<Outcome extends CompactOutcome>(
+    input: CompactInput,
+    outcome: Outcome,
+  ): Outcome {
+    const transcript = pinPlan(input.transcript, outcome.transcript);
+    if (transcript === outcome.transcript) return outcome;
+    const budget = outcome.metadata['budget'] as CompactionBudget;
+    const tokensAfter = input.tokens.count(transcript);
+    const pinned = {
+      ...outcome,
+      transcript,
+      tokensAfter,
+      strategies: [...outcome.strategies, 'pinPlan'],
+      effective: outcome.effective && isEffective(transcript, budget, input),
+    };
+    return 'fits' in outcome
+      ? { ...pinned, fits: tokensAfter <= (budget.limitTokens ?? budget.maxTokens) }
+      : pinned;
+  }
+
+  /** Tells `afterCompaction` what changed; what it throws is kept, never raised. */
+  async function observed<Outcome extends CompactOutcome>(
+    input: CompactInput,
+    outcome: Outcome,
+    instructions: string | undefined,
+  ): Promise<Outcome> {
+    if (afterCompaction === undefined || sameTranscript(input.transcript, outcome.transcript)) {
+      return outcome;
+    }
+    try {
+      await afterCompaction({
+        reason: input.reason,
+        tier: outcome.tier,
+        strategies: outcome.strategies,
+        before: input.transcript,
+        after: outcome.transcript,
+        ...compactionDiff(input.transcript, outcome.transcript),
+        tokensBefore: outcome.tokensBefore,
+        tokensAfter: outcome.tokensAfter,
+        ...(instructions === undefined ? {} : { instructions }),
+      });
+      return outcome;
+    } catch (error) {
+      return {
+        ...outcome,
+        metadata: { ...outcome.metadata, afterCompactionError: describeThrownText(error) },
+      };
+    }
+  }
+
+  async function compactTiers(input: CompactInput): Promise<CompactOutcome> {
     const { transcript, tokens, reason, signal } = input;
     const { decision, budget, tokensBefore } = budgetFor(input);
-    const request = { reason, budget };
+    const request = {
+      reason,
+      budget,
+      ...(input.instructions === undefined ? {} : { instructions: input.instructions }),
+    };
     const originalOf = originalsWithin(transcript, input.originalOf);
     const context = {
       tokens,
       signal,
       originalOf,
       ...(backend === undefined ? {} : { backend }),
+      ...(input.ledger === undefined ? {} : { ledger: input.ledger }),
       ...(input.loop === undefined ? {} : { loop: input.loop }),
     };
 
@@ -210,9 +317,11 @@ function buildCompactor({
 
     const stillAbove =
       tokens.count(current) > budget.targetTokens ||
-      trigger.evaluate(afterCompaction(current, input)).fire;
-    if (stillAbove && backend !== undefined) {
-      const summaryResult = await summaryTier.apply({ ...request, transcript: current }, context);
+      trigger.evaluate(triggerInputAfter(current, input)).fire;
+    // Asked for by the host, the summary runs whatever the count: that is what `compact` asks.
+    if ((stillAbove || reason === 'manual') && backend !== undefined) {
+      const summaryStep = reason === 'manual' ? manualSummaryTier : summaryTier;
+      const summaryResult = await summaryStep.apply({ ...request, transcript: current }, context);
       summaryMetadata = summaryResult.metadata;
       if (!sameTranscript(current, summaryResult.transcript)) {
         strategies.push(summaryTier.name);
@@ -237,8 +346,17 @@ function buildCompactor({
     };
   }
 
-  function emergencyPrune(input: EmergencyPruneInput): Promise<EmergencyOutcome> {
+  async function emergencyPrune(input: EmergencyPruneInput): Promise<EmergencyOutcome> {
+    const outcome = withPlan(input, await emergencyPruneTiers(input));
+    return observed(input, outcome, undefined);
+  }
+
+  function emergencyPruneTiers(input: EmergencyPruneInput): Promise<EmergencyOutcome> {
+    // Room for the plan the result pins, when its text is not already up front.
+    const plan = latestPlanText(input.transcript);
+    const reserveTokens = plan === undefined ? 0 : input.tokens.countText(plan) + 8;
     const deps = {
+      reserveTokens,
       structuralTier,
       recordDropped,
       clipRequest,
@@ -268,6 +386,8 @@ function buildCompactor({
       point,
       ...(reported === undefined ? {} : { reported }),
       ...(input.overheadTokens === undefined ? {} : { overheadTokens: input.overheadTokens }),
+      ...(input.ledger === undefined ? {} : { ledger: input.ledger }),
+      ...(input.instructions === undefined ? {} : { instructions: input.instructions }),
       ...(input.loop === undefined ? {} : { loop: input.loop }),
     };
     let outcome: CompactOutcome;

@@ -1,6 +1,12 @@
 /** The compaction layer: strategies, pipeline, triggers, summarizers, the compactor. */
 
 export { type ApplyCompactionOptions, applyCompaction } from './apply.js';
+export type {
+  AfterCompactionEvent,
+  BeforeCompactionDecision,
+  BeforeCompactionEvent,
+  CompactionHooks,
+} from './compaction-hooks.js';
 export {
   type CompactInput,
   type CompactOutcome,
@@ -17,7 +23,30 @@ export {
   type PrunedToolOutput,
   type ToolOutputPlaceholder,
 } from './helpers/tool-output-placeholder.js';
+export {
+  ArtifactLedger,
+  type ArtifactLedgerData,
+  type FileAction,
+  type LedgerCommand,
+  type LedgerError,
+  type LedgerFile,
+  type LedgerIdentifier,
+} from './ledger/artifact-ledger.js';
+export {
+  type RenderArtifactTrailOptions,
+  type RenderedTrail,
+  renderArtifactTrail,
+} from './ledger/render-trail.js';
 export { type PipelineStep, pipeline } from './pipeline.js';
+export {
+  checkPlanUpdate,
+  PLAN_CONTEXT_NAME,
+  type PlanStep,
+  type PlanStepStatus,
+  type PlanUpdate,
+  renderPlan,
+  UPDATE_PLAN_TOOL_NAME,
+} from './plan/plan.js';
 export {
   clipLatestRequest,
   MIN_CLIPPED_REQUEST_TOKENS,
@@ -62,6 +91,12 @@ export {
   summaryBody,
   validateSummaryText,
 } from './summary.js';
+export {
+  type FitSummaryOptions,
+  type FittedSummary,
+  fitSummaryText,
+  SUMMARY_SHARES,
+} from './summary-fit.js';
 export { type ToolOutputLimitOptions, toolOutputLimit } from './tool-output-limit.js';
 export {
   type ContextWindowTriggerOptions,

@@ -1,10 +1,34 @@
 import type { TokenCounter } from '../tokens/types.js';
 import { truncateTextToTokens } from './summarizers/truncate.js';
 import { parseSummarySections, SUMMARY_SECTIONS, type SummarySection } from './summary.js';
+import { GOAL_LABEL } from './summary-goal.js';
 
 /**
- * The order in which sections give up lines when a summary is over its cap: what the agent can
- * re-derive goes first; the goal, the files and the errors (what it cannot) go last.
+ * The share of a summary's budget each section is guaranteed when the summary is over its cap,
+ * so no section can crowd out another: a section that needs less than its share leaves the
+ * rest to the others (the errors first, then the files, the goal, and the rest). The files and errors (where the artifact trail
+ * rendered from the log leads) get the most: they are what the agent cannot re-derive.
+ *
+ * @example
+ * ```ts
+ * import { SUMMARY_SHARES } from 'loopkeeper/compaction';
+ *
+ * // Tokens the goal may keep of a 1,000-token summary when every section is full.
+ * console.log(Math.floor(1_000 * SUMMARY_SHARES.Goal));
+ * ```
+ */
+export const SUMMARY_SHARES: Readonly<Record<SummarySection, number>> = {
+  Goal: 0.12,
+  'Decisions and constraints': 0.03,
+  Progress: 0.05,
+  'Files and artifacts': 0.48,
+  'Errors seen': 0.3,
+  'Next step': 0.02,
+};
+
+/**
+ * Kept for hosts that read it: the order in which sections gave up lines before sections had
+ * shares. The fit now cuts every section to its share at once.
  */
 export const SUMMARY_CUT_ORDER: readonly SummarySection[] = [
   'Next step',
@@ -25,28 +49,98 @@ export interface FittedSummary {
   readonly text: string;
   /** Lines cut, per section. */
   readonly cut: Readonly<Partial<Record<SummarySection, number>>>;
-  /** Whether the last line of the goal had to be shortened too. */
+  /** Whether the goal line had to be shortened (its head and tail kept). */
   readonly goalShortened: boolean;
 }
 
-function render(sections: ReadonlyMap<SummarySection, readonly string[]>): string {
+type Sections = Map<SummarySection, string[]>;
+
+function render(sections: Sections): string {
   return SUMMARY_SECTIONS.map((name) => `## ${name}\n${(sections.get(name) ?? []).join('\n')}`)
     .join('\n\n')
     .trim();
 }
 
-function cutNote(count: number): string {
-  return `- (${count} line${count === 1 ? '' : 's'} cut)`;
+function cutNote(name: SummarySection, count: number): string {
+  const lines = `${count} line${count === 1 ? '' : 's'}`;
+  return ranked.has(name) ? `- (${lines} cut; the session log has them all)` : `- (${lines} cut)`;
 }
+
+/** The note where the middle of a long goal was cut; it keeps the frame `truncateTextToTokens` recognizes. */
+function goalCutNote(omitted: number): string {
+  return `[… about ${omitted} tokens of this request left out here; the session log keeps it whole …]`;
+}
+
+/**
+ * Sections whose lines come ranked, most important first (the artifact trail the loop renders
+ * from its ledger leads them): they lose their last lines. The others lose their oldest.
+ */
+const ranked: ReadonlySet<SummarySection> = new Set(['Files and artifacts', 'Errors seen']);
 
 /** The least a shortened goal keeps, so it still says what the user asked for. */
 const minGoalTokens = 48;
+/** Room kept for each section's cut note. */
+const noteTokens = 6;
 
 /**
- * The summary cut down to `maxTokens`, section by section in `SUMMARY_CUT_ORDER`. Within a
- * section the oldest lines go first and a note says how many; the goal's first line (the
- * user's first request) is the very last thing shortened. Every section heading stays, so the
- * result is still a valid summary.
+ * Who gets the room the guarantees leave, first to last: the errors and the files (the trail),
+ * then the goal, then what the agent can re-derive.
+ */
+const LEFTOVER_ORDER: readonly SummarySection[] = [
+  'Errors seen',
+  'Files and artifacts',
+  'Goal',
+  'Decisions and constraints',
+  'Progress',
+  'Next step',
+];
+
+/**
+ * Each section's allowance: first what it needs up to its guaranteed share of `available`;
+ * then the room left (from sections that needed less than their share) goes to the sections
+ * still short, in `LEFTOVER_ORDER`.
+ */
+function allowances(
+  needs: ReadonlyMap<SummarySection, number>,
+  available: number,
+): Map<SummarySection, number> {
+  const result = new Map<SummarySection, number>();
+  let left = available;
+  for (const [name, need] of needs) {
+    const granted = Math.min(need, Math.floor(available * SUMMARY_SHARES[name]));
+    result.set(name, granted);
+    left -= granted;
+  }
+  for (const name of LEFTOVER_ORDER) {
+    const short = (needs.get(name) ?? 0) - (result.get(name) ?? 0);
+    if (short <= 0 || left <= 0) continue;
+    const extra = Math.min(short, left);
+    result.set(name, (result.get(name) ?? 0) + extra);
+    left -= extra;
+  }
+  return result;
+}
+
+/**
+ * The summary cut down to `maxTokens` with every section held to its guaranteed share
+ * (`SUMMARY_SHARES`). Within a section the oldest lines go first and a note says how many (the
+ * files and errors, which the artifact trail leads in rank order, lose their last lines); the goal's first line (the user's
+ * first request) keeps its head and tail with a note that the log keeps it whole. A text cut
+ * before is cut around its note, never through it. Every section heading stays, so the result
+ * is still a valid summary.
+ *
+ * @example
+ * ```ts
+ * import { fitSummaryText } from 'loopkeeper/compaction';
+ * import { createTokenCounter } from 'loopkeeper';
+ *
+ * const fitted = fitSummaryText({
+ *   text: '## Goal\n- Ship.\n## Decisions and constraints\n- None.\n## Progress\n- Done.\n## Files and artifacts\n- a.ts\n## Errors seen\n- None.\n## Next step\n- Tag.',
+ *   maxTokens: 200,
+ *   tokens: await createTokenCounter(),
+ * });
+ * console.log(fitted.text);
+ * ```
  */
 export function fitSummaryText({ text, maxTokens, tokens }: FitSummaryOptions): FittedSummary {
   if (tokens.countText(text) <= maxTokens) return { text, cut: {}, goalShortened: false };
@@ -59,13 +153,14 @@ export function fitSummaryText({ text, maxTokens, tokens }: FitSummaryOptions): 
       goalShortened: false,
     };
   }
-  const sections = new Map<SummarySection, string[]>(
-    SUMMARY_SECTIONS.map((name) => [
+  const original: Sections = new Map();
+  for (const name of SUMMARY_SECTIONS) {
+    const body = parsed[name];
+    original.set(
       name,
-      (parsed[name] ?? '').split('\n').filter((line) => line.trim() !== ''),
-    ]),
-  );
-  const cut: Partial<Record<SummarySection, number>> = {};
+      (body ?? '').split('\n').filter((line) => line.trim() !== ''),
+    );
+  }
   const lineTokens = new Map<string, number>();
   const sizeOf = (line: string): number => {
     let size = lineTokens.get(line);
@@ -75,39 +170,121 @@ export function fitSummaryText({ text, maxTokens, tokens }: FitSummaryOptions): 
     }
     return size;
   };
-  let total = tokens.countText(render(sections));
-  for (const name of SUMMARY_CUT_ORDER) {
-    const lines = sections.get(name) ?? [];
-    // The goal keeps its first line (the user's first request); other sections keep their note.
-    const head = lines.slice(0, name === 'Goal' ? 1 : 0);
+  const needs = new Map<SummarySection, number>();
+  for (const [name, lines] of original) {
+    needs.set(
+      name,
+      lines.reduce((total, line) => total + sizeOf(line), 0),
+    );
+  }
+  const frame = tokens.countText(render(new Map([...original.keys()].map((name) => [name, []]))));
+  // Counts of parts add up to about the count of the whole, and the cut notes cost a little:
+  // the recount decides, and the room given out moves towards the largest that fits.
+  let available = maxTokens - frame - noteTokens * original.size;
+  let best: FittedSummary | undefined;
+  let fits = 0;
+  let over = Number.POSITIVE_INFINITY;
+  for (let attempt = 0; attempt < 6; attempt += 1) {
+    const result = settle(original, needs, Math.max(0, available), sizeOf, tokens);
+    const total = tokens.countText(result.text);
+    if (total <= maxTokens) {
+      best = result;
+      fits = available;
+      const slack = maxTokens - total;
+      if (slack <= 8 || (Object.keys(result.cut).length === 0 && !result.goalShortened)) break;
+      available = Math.min(available + slack, Math.floor((available + slack + over) / 2), over - 1);
+      if (available <= fits) break;
+    } else {
+      over = Math.min(over, available);
+      available = Math.max(0, available - (total - maxTokens) - 4);
+      if (best !== undefined && available <= fits) break;
+    }
+  }
+  const fitted = best ?? cutToAllowances(original, allowances(needs, 0), sizeOf, tokens);
+  return { text: fitted.text, cut: fitted.cut, goalShortened: fitted.goalShortened };
+}
+
+/**
+ * The cut for `available`, where a section that cannot use all of its allowance (its next line
+ * is larger than what is left of it) leaves the rest to the others.
+ */
+function settle(
+  original: Sections,
+  needs: ReadonlyMap<SummarySection, number>,
+  available: number,
+  sizeOf: (line: string) => number,
+  tokens: TokenCounter,
+): FittedSummary {
+  let granted = allowances(needs, available);
+  let result = cutToAllowances(original, granted, sizeOf, tokens);
+  for (let round = 0; round < 3; round += 1) {
+    const capped = new Map(needs);
+    let unused = false;
+    for (const [name, allowance] of granted) {
+      const used = result.used.get(name) ?? 0;
+      if (used < allowance - 4) {
+        capped.set(name, used);
+        unused = true;
+      }
+    }
+    if (!unused) break;
+    granted = allowances(capped, available);
+    result = cutToAllowances(original, granted, sizeOf, tokens);
+  }
+  return result;
+}
+
+function cutToAllowances(
+  original: Sections,
+  allowance: ReadonlyMap<SummarySection, number>,
+  sizeOf: (line: string) => number,
+  tokens: TokenCounter,
+): FittedSummary & { readonly used: ReadonlyMap<SummarySection, number> } {
+  const sections: Sections = new Map();
+  const usedBy = new Map<SummarySection, number>();
+  const cut: Partial<Record<SummarySection, number>> = {};
+  let goalShortened = false;
+  for (const [name, lines] of original) {
+    const room = allowance.get(name) ?? 0;
+    let used = lines.reduce((total, line) => total + sizeOf(line), 0);
+    if (used <= room) {
+      sections.set(name, lines);
+      usedBy.set(name, used);
+      continue;
+    }
+    // The goal keeps its first line (the user's first request); the trail is ranked, best first.
+    const head = name === 'Goal' ? lines.slice(0, 1) : [];
     const body = lines.slice(head.length);
     let removed = 0;
-    while (total > maxTokens && body.length > 0) {
-      // Counts of parts add up to about the count of the whole; the recount below decides.
-      while (total > maxTokens && body.length > 0) {
-        total -= sizeOf(body.shift() ?? '');
-        removed += 1;
-      }
-      sections.set(name, [...head, cutNote(removed), ...body]);
-      total = tokens.countText(render(sections));
+    while (used > room && body.length > 0) {
+      const line = ranked.has(name) ? body.pop() : body.shift();
+      used -= sizeOf(line ?? '');
+      removed += 1;
     }
     if (removed > 0) cut[name] = removed;
-    if (total <= maxTokens) break;
+    const note = removed > 0 ? [cutNote(name, removed)] : [];
+    const first = head[0];
+    if (first !== undefined && used > room) {
+      // The label stays so the next summary still finds (and carries) the goal.
+      const label = first.includes(GOAL_LABEL)
+        ? first.slice(0, first.indexOf(GOAL_LABEL) + GOAL_LABEL.length + 1)
+        : (/^- [^:]*:\s*/.exec(first)?.[0] ?? '- ');
+      const shortened = truncateTextToTokens({
+        text: first.slice(label.length),
+        maxTokens: Math.max(minGoalTokens, room - (used - sizeOf(first)) - 8),
+        tokens,
+        note: goalCutNote,
+        separator: ' ',
+      });
+      head[0] = `${label}${shortened.replace(/\s+/g, ' ')}`;
+      goalShortened = true;
+    }
+    const kept = ranked.has(name) ? [...head, ...body, ...note] : [...head, ...note, ...body];
+    sections.set(name, kept);
+    usedBy.set(
+      name,
+      kept.reduce((total, line) => total + sizeOf(line), 0),
+    );
   }
-  let goalShortened = false;
-  const goal = sections.get('Goal') ?? [];
-  const first = goal[0];
-  if (total > maxTokens && first !== undefined) {
-    // The label stays so the next summary still finds (and carries) the goal.
-    const label = /^- [^:]*:\s*/.exec(first)?.[0] ?? '- ';
-    const room = Math.max(minGoalTokens, sizeOf(first) - (total - maxTokens) - 8);
-    const shortened = truncateTextToTokens({
-      text: first.slice(label.length),
-      maxTokens: room,
-      tokens,
-    });
-    goal[0] = `${label}${shortened.replace(/\s+/g, ' ')}`;
-    goalShortened = true;
-  }
-  return { text: render(sections), cut, goalShortened };
+  return { text: render(sections), cut, goalShortened, used: usedBy };
 }

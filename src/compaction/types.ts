@@ -3,6 +3,7 @@ import type { TelemetryEvent } from '../events/telemetry-events.js';
 import type { CompactionReason, CompactionTier } from '../log/events.js';
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
+import type { ArtifactLedger } from './ledger/artifact-ledger.js';
 
 export type { CompactionReason, CompactionTier } from '../log/events.js';
 
@@ -26,6 +27,11 @@ export interface CompactionRequest {
   readonly transcript: readonly Item[];
   readonly reason: CompactionReason;
   readonly budget: CompactionBudget;
+  /**
+   * What the host asked the summary to keep or stress (`loop.send({type: 'compact',
+   * instructions})`, or a compactor's `beforeCompaction` hook); given to the summary backend.
+   */
+  readonly instructions?: string;
 }
 
 /**
@@ -55,6 +61,12 @@ export interface CompactionContext {
    * what pruning hid from the model still reaches the summary.
    */
   readonly originalOf?: (item: Item) => Item | undefined;
+  /**
+   * The session's artifact trail (files, commands, errors, identifiers), which summaries render
+   * as `## Artifact trail`. The loop passes its own, kept from the log; without one a strategy
+   * renders a ledger of the items it sees.
+   */
+  readonly ledger?: ArtifactLedger;
 }
 
 export interface CompactionResult {
@@ -74,6 +86,8 @@ export interface SummaryRequest {
   readonly transcript: readonly Item[];
   /** Text of the previous summary, folded forward into the new one. */
   readonly previousSummary?: string;
+  /** The host's instructions for this summary (see `CompactionRequest.instructions`). */
+  readonly instructions?: string;
   /** The size the summary is cut to afterwards: a backend that writes within it loses nothing to the cut. */
   readonly maxTokens?: number;
   readonly signal: AbortSignal;
@@ -155,6 +169,10 @@ export interface MutationInput {
   readonly reported?: TriggerInput['reported'];
   readonly overheadTokens?: number;
   readonly signal: AbortSignal;
+  /** The session's artifact ledger; the loop passes its own so summaries render the whole trail. */
+  readonly ledger?: ArtifactLedger;
+  /** Instructions for the summary, when the compaction was asked for with some. */
+  readonly instructions?: string;
   /** The loop that runs the mutator (see `CompactingLoop`). */
   readonly loop?: CompactingLoop;
 }

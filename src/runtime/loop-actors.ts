@@ -4,10 +4,12 @@ import { beginRunActor } from './actors/begin-run.js';
 import { callModelActor } from './actors/call-model.js';
 import { checkBudgetActor } from './actors/check-budget.js';
 import { compactActor } from './actors/compact.js';
+import { compactNowActor } from './actors/compact-now.js';
 import { emergencyPruneActor } from './actors/emergency-prune.js';
 import { abortRunActor, finishRunActor } from './actors/finish-run.js';
 import { gateToolsActor } from './actors/gate-tools.js';
 import { recordDecisionsActor } from './actors/record-decisions.js';
+import { recordPlanActor } from './actors/record-plan.js';
 import { resumeRunActor } from './actors/resume-run.js';
 import { runMutatorActor } from './actors/run-mutator.js';
 import { runToolsActor } from './actors/run-tools.js';
@@ -34,6 +36,8 @@ export const loopActors: AgentLoopActorImplementations = {
   emergencyPrune: emergencyPruneActor,
   finishRun: finishRunActor,
   abortRun: abortRunActor,
+  compactNow: compactNowActor,
+  recordPlan: recordPlanActor,
 };
 
 let sharedMachine: LoopMachine | undefined;

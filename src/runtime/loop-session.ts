@@ -1,3 +1,4 @@
+import { ArtifactLedger } from '../compaction/ledger/artifact-ledger.js';
 import { ConcurrencyError } from '../errors/concurrency-error.js';
 import { describeThrownText } from '../errors/describe-thrown.js';
 import { LoopkeeperError } from '../errors/loopkeeper-error.js';
@@ -54,6 +55,7 @@ export class LoopSession {
   #projection = new SessionProjection();
   #tracker = new ProtocolTracker();
   #progress = new RunProgress();
+  #ledger = new ArtifactLedger();
   readonly #interrupted: InterruptedRunPolicy;
   #tokens: Promise<TokenCounter>;
   #counter: TokenCounter | undefined;
@@ -91,6 +93,15 @@ export class LoopSession {
   /** The effective history: what the model sees next. */
   get items(): readonly Item[] {
     return this.#projection.items;
+  }
+
+  /**
+   * The artifact trail of everything the log holds, folded in as items are appended. An indexed
+   * store (PostgreSQL) opens from the latest compaction marker: the ledger then folds the events
+   * read from there on, and the earlier trail is the one that marker's summary rendered.
+   */
+  get ledger(): ArtifactLedger {
+    return this.#ledger;
   }
 
   /** The log's original of an item that stands in for another (a pruned tool result). */
@@ -164,6 +175,7 @@ export class LoopSession {
     this.#projection = new SessionProjection();
     this.#tracker = new ProtocolTracker();
     this.#progress = new RunProgress();
+    this.#ledger = new ArtifactLedger();
     this.#runs = 0;
     this.#countedEpoch = -1;
   }
@@ -216,6 +228,7 @@ export class LoopSession {
       sessionId,
     });
     this.#progress.observe(event);
+    this.#ledger.apply(event);
     if (event.type === 'run-started') this.#runs += 1;
   }
 
@@ -226,6 +239,7 @@ export class LoopSession {
   #applyBeforeMarker(event: SessionEvent): void {
     this.#projection.apply(event);
     this.#progress.observe(event);
+    this.#ledger.apply(event);
     if (event.type === 'run-started') this.#runs += 1;
   }
 
@@ -269,6 +283,18 @@ export class LoopSession {
   async appendForRun(runId: string, events: readonly NewSessionEvent[]): Promise<boolean> {
     return this.#enqueue(async () => {
       if (this.#activeRunId !== runId) return false;
+      await this.#appendNow(events);
+      return true;
+    });
+  }
+
+  /**
+   * Appends events that belong to no run (a plan the host pinned, a compaction it asked for
+   * while idle). Returns false (and writes nothing) while a run is active.
+   */
+  async appendBetweenRuns(events: readonly NewSessionEvent[]): Promise<boolean> {
+    return this.#enqueue(async () => {
+      if (this.#activeRunId !== null) return false;
       await this.#appendNow(events);
       return true;
     });
@@ -413,7 +439,10 @@ export class LoopSession {
         this.#runs += 1;
         this.#loggedRuns.add(event.runId);
       }
-      if (event.type === 'items-appended') this.#tracker.observe(event.items);
+      if (event.type === 'items-appended') {
+        this.#tracker.observe(event.items);
+        this.#ledger.append(event.items);
+      }
     }
     if (this.#projection.replacements !== epochBefore) this.#tracker.reset(this.#projection.items);
   }

@@ -17,4 +17,5 @@ export type {
   ToolDefinition,
   ToolExecutionOptions,
 } from './types.js';
+export { updatePlanTool } from './update-plan-tool.js';
 export { TOOL_NAME_PATTERN } from './validate-tool-definition.js';

@@ -16,6 +16,8 @@ import {
 } from 'loopkeeper';
 import {
   applyCompaction,
+  ArtifactLedger,
+  checkPlanUpdate,
   clipLatestRequest,
   clipToolResults,
   COMPACTION_SHARES,
@@ -25,16 +27,22 @@ import {
   DEFAULT_SUMMARY_PROMPT,
   defaultToolOutputPlaceholder,
   emergencyPruneTranscript,
+  fitSummaryText,
   isSummaryItem,
   MIN_CLIPPED_REQUEST_TOKENS,
   parseSummarySections,
+  PLAN_CONTEXT_NAME,
   pruneLargestToolResults,
+  renderArtifactTrail,
+  renderPlan,
   renderSummaryInput,
   SUMMARY_PREAMBLE,
   SUMMARY_SECTIONS,
+  SUMMARY_SHARES,
   summaryBody,
   summaryInputTokens,
   toolOutputLimit,
+  UPDATE_PLAN_TOOL_NAME,
   validateSummaryText,
 } from 'loopkeeper/compaction';
 import { ScriptedModel } from 'loopkeeper/testing';
@@ -59,6 +67,27 @@ export async function example_applyCompaction(): Promise<void> {
     },
   });
   console.log(marker.type, marker.throughSeq);
+}
+
+// ArtifactLedger: src/compaction/ledger/artifact-ledger.ts
+export async function example_ArtifactLedger(): Promise<void> {
+  const ledger = new ArtifactLedger();
+  ledger.append([
+    { kind: 'user', id: 'u1', content: 'Fix src/app.ts' },
+    {
+      kind: 'assistant',
+      id: 'a1',
+      toolCalls: [{ id: 'c1', name: 'edit', arguments: '{"path":"src/app.ts"}' }],
+    },
+    { kind: 'toolResult', id: 't1', callId: 'c1', toolName: 'edit', content: 'ok', isError: false },
+  ]);
+  console.log(ledger.toJSON().files); // src/app.ts: mentioned, edited
+}
+
+// checkPlanUpdate: src/compaction/plan/plan.ts
+export async function example_checkPlanUpdate(): Promise<void> {
+  const update = checkPlanUpdate({ plan: [{ step: 'Reproduce the bug', status: 'in_progress' }] });
+  console.log(update.plan.length); // 1
 }
 
 // clipLatestRequest: src/compaction/strategies/clip-latest-request.ts
@@ -137,6 +166,16 @@ export async function example_emergencyPruneTranscript(): Promise<void> {
   console.log(outcome.fits, outcome.turnsKept, outcome.turnsDropped);
 }
 
+// fitSummaryText: src/compaction/summary-fit.ts
+export async function example_fitSummaryText(): Promise<void> {
+  const fitted = fitSummaryText({
+    text: '## Goal\n- Ship.\n## Decisions and constraints\n- None.\n## Progress\n- Done.\n## Files and artifacts\n- a.ts\n## Errors seen\n- None.\n## Next step\n- Tag.',
+    maxTokens: 200,
+    tokens: await createTokenCounter(),
+  });
+  console.log(fitted.text);
+}
+
 // isSummaryItem: src/compaction/summary.ts
 export async function example_isSummaryItem(): Promise<void> {
   function latestSummary(history: readonly Item[]): string | undefined {
@@ -156,6 +195,13 @@ export async function example_MIN_CLIPPED_REQUEST_TOKENS(): Promise<void> {
 export async function example_parseSummarySections(): Promise<void> {
   const sections = parseSummarySections('## Goal\nShip v1.\n## Next step\nTag the release.');
   console.log(sections.Goal, sections['Next step']);
+}
+
+// PLAN_CONTEXT_NAME: src/compaction/plan/plan.ts
+export async function example_PLAN_CONTEXT_NAME(): Promise<void> {
+  const pinned = (items: readonly Item[]) =>
+    items.filter((item) => item.kind === 'context' && item.name === PLAN_CONTEXT_NAME);
+  console.log(pinned([]).length);
 }
 
 // pruneLargestToolResults: src/compaction/strategies/prune-largest-tool-results.ts
@@ -178,6 +224,23 @@ export async function example_pruneLargestToolResults(): Promise<void> {
     },
     { tokens: await createTokenCounter(), signal: new AbortController().signal },
   );
+}
+
+// renderArtifactTrail: src/compaction/ledger/render-trail.ts
+export async function example_renderArtifactTrail(): Promise<void> {
+  const ledger = new ArtifactLedger();
+  ledger.append([{ kind: 'user', id: 'u1', content: 'Fix src/app.ts' }]);
+  const trail = renderArtifactTrail({
+    ledger: ledger.toJSON(),
+    maxTokens: 200,
+    tokens: await createTokenCounter(),
+  });
+  console.log(trail.artifacts.join('\n'), trail.errors.join('\n'));
+}
+
+// renderPlan: src/compaction/plan/plan.ts
+export async function example_renderPlan(): Promise<void> {
+  console.log(renderPlan({ plan: [{ step: 'Write the test', status: 'pending' }] }));
 }
 
 // renderSummaryInput: src/compaction/summarizers/render.ts
@@ -203,6 +266,12 @@ export async function example_SUMMARY_SECTIONS(): Promise<void> {
   console.log(text);
 }
 
+// SUMMARY_SHARES: src/compaction/summary-fit.ts
+export async function example_SUMMARY_SHARES(): Promise<void> {
+  // Tokens the goal may keep of a 1,000-token summary when every section is full.
+  console.log(Math.floor(1_000 * SUMMARY_SHARES.Goal));
+}
+
 // summaryBody: src/compaction/summary.ts
 export async function example_summaryBody(): Promise<void> {
   const item = createSummaryItem('## Goal\nShip.');
@@ -226,6 +295,11 @@ export async function example_toolOutputLimit(): Promise<void> {
     compactor: createCompactor({ trigger: contextWindowTrigger({ window: 128_000 }) }),
     mutators: [toolOutputLimit({ maxTokens: 4_000 })],
   });
+}
+
+// UPDATE_PLAN_TOOL_NAME: src/compaction/plan/plan.ts
+export async function example_UPDATE_PLAN_TOOL_NAME(): Promise<void> {
+  console.log(UPDATE_PLAN_TOOL_NAME); // 'update_plan'
 }
 
 // validateSummaryText: src/compaction/summary.ts

@@ -24,6 +24,7 @@ import { summaryCapFor } from '../../src/compaction/compactor-sizes.js';
 import { headroomLine } from '../../src/compaction/compactor-steps.js';
 import { replacedItemId } from '../../src/compaction/helpers/derived-item.js';
 import { recordedGoal } from '../../src/compaction/summary-goal.js';
+import { loadDerivedTranscripts } from '../support/derived-transcripts.js';
 import { loadTranscriptFixtures } from '../support/transcripts.js';
 
 let tokens: TokenCounter;
@@ -100,14 +101,16 @@ describe('sizes derived from the budget', () => {
     expect(outcome.metadata?.['tier']).toBe('summary');
     expect(outcome.metadata?.['effective']).toBe(true);
     expect(validateTranscript(transcript)).toEqual([]);
-    // The summary takes its share of the target, or what the kept part leaves of it, and the
-    // result lands under the headroom line, so the next step does not compact again.
+    // The summary takes its share of the target (raised up to half of it when the artifact
+    // trail needs the room), or what the kept part leaves of it, and the result lands under
+    // the headroom line, so the next step does not compact again.
     const budget = outcome.metadata?.['budget'] as CompactionBudget;
     const summary = transcript.find(isSummaryItem);
     const rest = transcript.filter((item) => item !== summary);
+    const cap = Math.max(summaryCapFor(budget), Math.floor(budget.targetTokens / 2));
     expect(summary && tokens.countItem(summary)).toBeLessThanOrEqual(
       Math.max(
-        summaryCapFor(budget) + tokens.countItem(createSummaryItem('')),
+        cap + tokens.countItem(createSummaryItem('')),
         budget.targetTokens - tokens.count(rest),
       ),
     );
@@ -242,7 +245,10 @@ describe('the emergency prune through the compactor', () => {
     const firstKeptTurn = Number(firstKept?.id.slice(1));
     expect(firstKeptTurn).toBeGreaterThan(1);
     expect(text).toContain(`ValueError: bad state in src/mod${firstKeptTurn - 1}.py`);
-    expect(text).toMatch(/## Errors seen\n- \(\d+ lines cut\)/);
+    // Errors are ranked (the artifact trail leads, the newest first): the cut drops the last.
+    expect(text).toMatch(
+      /## Errors seen\n(?:- .*\n)*- \(\d+ lines? cut; the session log has them all\)\n\n## Next step/,
+    );
     expect(validateTranscript(transcript)).toEqual([]);
   });
 });
@@ -268,37 +274,45 @@ describe('measureCompactionQuality', () => {
   });
 });
 
-describe('the default compactor on every bundled transcript', () => {
+describe('the default compactor on every bundled transcript and the derived shapes', () => {
   // The bar of docs/quality.md, per replay; bench/quality.bench.ts reports the figures.
-  for (const lineShare of [0.3, 0.15]) {
-    for (const fixture of loadTranscriptFixtures()) {
-      it(`keeps the work of ${fixture.file} at a line of ${lineShare * 100}%`, async () => {
-        const line = Math.floor(tokens.count(fromChatMessages(fixture.messages)) * lineShare);
-        const report = await measureCompactionQuality({
-          name: fixture.file,
-          messages: fixture.messages,
-          line,
-          tokens,
-          backend: extractiveSummarizer(),
-        });
-        expect(report.failures).toEqual([]);
-        expect(report.turnsCompleted).toBe(report.turns);
-        expect(report.compactions).toBeGreaterThan(0);
-        expect(report.goalKept).toBe(true);
-        expect(report.invalidRequests).toBe(0);
-        expect(report.emergencyPrunes * 4).toBeLessThanOrEqual(report.compactions);
-        const kept = report.paths.visible + report.errorLines.visible;
-        const dropped = report.paths.dropped + report.errorLines.dropped;
-        expect(
-          kept,
-          JSON.stringify([report.paths.lost, report.errorLines.lost]),
-        ).toBeGreaterThanOrEqual(Math.ceil(dropped * 0.95));
-        expect(
-          report.identifiers.visible,
-          JSON.stringify(report.identifiers.lost),
-        ).toBeGreaterThanOrEqual(Math.ceil(report.identifiers.dropped * 0.9));
+  // The derived shapes (docs/quality.md says how they are made) meet the bar at 30%; at 15%
+  // two of them cannot, by the sizes that page gives.
+  const replays = [
+    ...[0.3, 0.15].flatMap((lineShare) =>
+      loadTranscriptFixtures().map((fixture) => ({ lineShare, fixture })),
+    ),
+    ...loadDerivedTranscripts().map((fixture) => ({ lineShare: 0.3, fixture })),
+  ];
+  for (const { lineShare, fixture } of replays) {
+    it(`keeps the work of ${fixture.file} at a line of ${lineShare * 100}%`, async () => {
+      const line = Math.floor(tokens.count(fromChatMessages(fixture.messages)) * lineShare);
+      const report = await measureCompactionQuality({
+        name: fixture.file,
+        messages: fixture.messages,
+        line,
+        tokens,
+        backend: extractiveSummarizer(),
       });
-    }
+      expect(report.failures).toEqual([]);
+      expect(report.turnsCompleted).toBe(report.turns);
+      expect(report.compactions).toBeGreaterThan(0);
+      expect(report.goalKept).toBe(true);
+      expect(report.invalidRequests).toBe(0);
+      expect(report.emergencyPrunes * 4).toBeLessThanOrEqual(report.compactions);
+      // Each at least 95%, paths and error lines apart.
+      expect(report.paths.visible, JSON.stringify(report.paths.lost)).toBeGreaterThanOrEqual(
+        Math.ceil(report.paths.dropped * 0.95),
+      );
+      expect(
+        report.errorLines.visible,
+        JSON.stringify(report.errorLines.lost),
+      ).toBeGreaterThanOrEqual(Math.ceil(report.errorLines.dropped * 0.95));
+      expect(
+        report.identifiers.visible,
+        JSON.stringify(report.identifiers.lost),
+      ).toBeGreaterThanOrEqual(Math.ceil(report.identifiers.dropped * 0.9));
+    });
   }
 });
 

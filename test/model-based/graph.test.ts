@@ -46,6 +46,8 @@ const busyStates = [
   'emergencyPruning',
   'finishing',
   'aborting',
+  'compactingNow',
+  'recordingPlan',
 ];
 
 const report: string[] = [];
@@ -103,10 +105,13 @@ describe('agentLoopMachine traversed with xstate/graph', () => {
         const unreachable = new Set([
           ...(hasCompactor ? [] : ['compacting', 'emergencyPruning']),
           // With a cap of 0 no compaction is allowed; only the emergency prune is left.
-          ...(cap === 0 ? ['compacting'] : []),
+          ...(cap === 0 ? ['compacting', 'compactingNow'] : []),
           ...(configuration.input.mutators?.length ? [] : ['mutating']),
           ...(waits ? [] : approvalStates),
           ...(configuration.input.resume ? [] : ['resuming']),
+          // Plan updates and compactions are offered in the idle before any run (see
+          // outcomesFor); a loop that resumes a run has run one before its first idle.
+          ...(configuration.input.resume ? ['recordingPlan', 'compactingNow'] : []),
         ]);
         const expected = busyStates.filter((state) => !unreachable.has(state));
         expect([...reached].sort()).toEqual(['idle', ...expected].sort());

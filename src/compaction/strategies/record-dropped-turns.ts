@@ -2,6 +2,8 @@ import type { TokenCounter } from '../../tokens/types.js';
 import type { Item } from '../../transcript/types.js';
 import { MIN_SUMMARY_TOKENS } from '../compactor-sizes.js';
 import { atomicSpans, latestTurnStart } from '../helpers/structure.js';
+import type { ArtifactLedger } from '../ledger/artifact-ledger.js';
+import { summaryWithTrail } from '../ledger/trail-section.js';
 import { extractiveSummarizer } from '../summarizers/extractive.js';
 import { createSummaryItem, isSummaryItem, summaryBody } from '../summary.js';
 import { fitSummaryText } from '../summary-fit.js';
@@ -18,6 +20,8 @@ export interface RecordDroppedTurnsOptions {
   readonly tokens: TokenCounter;
   readonly originalOf?: ((item: Item) => Item | undefined) | undefined;
   readonly signal: AbortSignal;
+  /** The loop's artifact ledger, rendered into the record; without one, a ledger of `before`. */
+  readonly ledger?: ArtifactLedger | undefined;
 }
 
 const extract = extractiveSummarizer();
@@ -35,6 +39,7 @@ export async function recordDroppedTurns({
   tokens,
   originalOf,
   signal,
+  ledger,
 }: RecordDroppedTurnsOptions): Promise<{ transcript: readonly Item[]; recorded: number }> {
   const keptSet = new Set(kept);
   const dropped = before.filter((item) => !keptSet.has(item) && !isSummaryItem(item));
@@ -54,7 +59,18 @@ export async function recordDroppedTurns({
   const text = goal === undefined || goal === '' ? result.text : withGoal(result.text, goal);
   const rest = kept.filter((item) => !isSummaryItem(item));
   const room = maxTokens - tokens.count(rest) - tokens.countItem(createSummaryItem(''));
-  const fitted = fitSummaryText({ text, maxTokens: Math.max(MIN_SUMMARY_TOKENS, room), tokens });
+  const fitTokens = Math.max(MIN_SUMMARY_TOKENS, room);
+  const fitted = fitSummaryText({
+    text: summaryWithTrail({
+      text,
+      ledger,
+      items: before.map((item) => originalOf?.(item) ?? item),
+      maxTokens: fitTokens,
+      tokens,
+    }),
+    maxTokens: fitTokens,
+    tokens,
+  });
   return { transcript: [createSummaryItem(fitted.text), ...rest], recorded: dropped.length };
 }
 
@@ -64,6 +80,7 @@ export interface FoldOlderStepsOptions {
   readonly tokens: TokenCounter;
   readonly originalOf?: ((item: Item) => Item | undefined) | undefined;
   readonly signal: AbortSignal;
+  readonly ledger?: ArtifactLedger | undefined;
 }
 
 /**
@@ -77,6 +94,7 @@ export async function foldOlderSteps({
   tokens,
   originalOf,
   signal,
+  ledger,
 }: FoldOlderStepsOptions): Promise<readonly Item[]> {
   const start = latestTurnStart(transcript);
   const turn = transcript.slice(start);
@@ -96,6 +114,7 @@ export async function foldOlderSteps({
     tokens,
     originalOf,
     signal,
+    ledger,
   });
   return record.transcript;
 }

@@ -1,11 +1,12 @@
 import { CompactionError } from '../../errors/compaction-error.js';
 import type { TokenCounter } from '../../tokens/types.js';
 import type { Item } from '../../transcript/types.js';
-import { MIN_SUMMARY_TOKENS, summaryCapFor } from '../compactor-sizes.js';
+import { MIN_SUMMARY_TOKENS, SUMMARY_FRAME_TOKENS, summaryCapFor } from '../compactor-sizes.js';
 import { headroomLine } from '../compactor-steps.js';
 import { requireNonNegative } from '../helpers/options.js';
 import { skippedResult } from '../helpers/result.js';
 import { atomicSpans, leadingContextCount } from '../helpers/structure.js';
+import { ledgerOf, summaryCapForTrail, summaryWithTrail } from '../ledger/trail-section.js';
 import { callSummaryBackend } from '../summarizers/call-backend.js';
 import { createSummaryChunker, fitPreviousSummary } from '../summarizers/chunk-input.js';
 import { createSummaryItem, summaryBody } from '../summary.js';
@@ -120,13 +121,26 @@ export function summarizeOlder({
     requireNonNegative(owner, 'timeoutMs', timeoutMs, { positive: true });
   return {
     name: 'summarizeOlder',
-    async apply({ transcript, budget }, { tokens, backend, signal, originalOf, loop }) {
+    async apply(
+      { transcript, budget, instructions },
+      { tokens, backend, signal, originalOf, ledger, loop },
+    ) {
       if (backend === undefined) {
         throw new CompactionError('summarizeOlder needs a summarizer backend in its context', {
           code: 'no_backend',
         });
       }
-      const summaryCap = maxSummaryTokens ?? summaryCapFor(budget);
+      // Outside the loop (no session ledger) the trail is that of the items this strategy sees.
+      const trailLedger = ledger ?? ledgerOf(transcript.map((item) => originalOf?.(item) ?? item));
+      const summaryCap =
+        maxSummaryTokens ??
+        summaryCapForTrail({
+          baseCap: summaryCapFor(budget),
+          targetTokens: budget.targetTokens,
+          frameTokens: SUMMARY_FRAME_TOKENS,
+          ledger: trailLedger,
+          tokens,
+        });
       const split = splitForSummary({
         transcript,
         tokens,
@@ -173,6 +187,7 @@ export function summarizeOlder({
           backend,
           transcript: chunk.items,
           previousSummary: summary,
+          instructions,
           maxTokens: summaryCap,
           signal,
           timeoutMs,
@@ -184,9 +199,17 @@ export function summarizeOlder({
         throw new CompactionError('summarizeOlder produced no summary', { code: 'summary_failed' });
       }
       const kept = [...split.keptContext, ...split.pinned, ...split.tail];
+      const fitTokens =
+        maxSummaryTokens ?? summaryRoom(budget, summaryCap, tokens.count(kept), tokens);
       const fitted = fitSummaryText({
-        text: summary,
-        maxTokens: maxSummaryTokens ?? summaryRoom(budget, summaryCap, tokens.count(kept), tokens),
+        text: summaryWithTrail({
+          text: summary,
+          ledger,
+          items: transcript.map((item) => originalOf?.(item) ?? item),
+          maxTokens: fitTokens,
+          tokens,
+        }),
+        maxTokens: fitTokens,
         tokens,
       });
 

@@ -9,6 +9,7 @@ export interface CallSummaryBackendOptions {
   readonly backend: CompactionBackend;
   readonly transcript: readonly Item[];
   readonly previousSummary?: string | undefined;
+  readonly instructions?: string | undefined;
   /** The summary's cap, handed to the backend as a hint. */
   readonly maxTokens?: number | undefined;
   /** The caller's signal: its abort ends the call with an `AbortedError`. */
@@ -52,6 +53,7 @@ export async function callSummaryBackend({
   backend,
   transcript,
   previousSummary,
+  instructions,
   maxTokens,
   signal,
   timeoutMs,
@@ -68,6 +70,7 @@ export async function callSummaryBackend({
       signal: callSignal,
       ...(previousSummary === undefined ? {} : { previousSummary }),
       ...(maxTokens === undefined ? {} : { maxTokens }),
+      ...(instructions === undefined ? {} : { instructions }),
       ...(loop === undefined ? {} : { loop }),
     }),
   );

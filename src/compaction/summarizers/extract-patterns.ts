@@ -124,14 +124,19 @@ export function argumentStrings(argumentsText: string): string[] {
     return [argumentsText];
   }
   const strings: string[] = [];
-  const visit = (value: unknown): void => {
+  // An explicit stack, not recursion: arguments nested 100,000 levels deep (a model can send
+  // them) must not overflow the stack of the loop that folds them into its ledger.
+  const stack: unknown[] = [parsed];
+  while (stack.length > 0) {
+    const value = stack.pop();
     if (typeof value === 'string') strings.push(value);
     // A number is an identifier too (an amount, a seat, a line number), as its digits.
     else if (typeof value === 'number' && Number.isFinite(value)) strings.push(String(value));
-    else if (Array.isArray(value)) value.forEach(visit);
-    else if (typeof value === 'object' && value !== null) Object.values(value).forEach(visit);
-  };
-  visit(parsed);
+    else if (typeof value === 'object' && value !== null) {
+      const children = Array.isArray(value) ? value : Object.values(value);
+      for (let index = children.length - 1; index >= 0; index -= 1) stack.push(children[index]);
+    }
+  }
   return strings;
 }
 

@@ -227,7 +227,11 @@ export function extractiveSummarizer({
     return found;
   };
 
-  function summarizeNow({ transcript, previousSummary }: SummaryRequest): SummaryResult {
+  function summarizeNow({
+    transcript,
+    previousSummary,
+    instructions,
+  }: SummaryRequest): SummaryResult {
     const previous = previousSummary === undefined ? {} : parseSummarySections(previousSummary);
     const requests = transcript.map(userText).filter((text) => text.trim() !== '');
 
@@ -248,6 +252,10 @@ export function extractiveSummarizer({
       recorded !== undefined ? [recorded] : first !== undefined ? [goalLine(first).slice(2)] : [];
 
     const constraints = unique([
+      // Without a model to follow them, the host's instructions are kept as they were given.
+      ...(instructions === undefined || instructions.trim() === ''
+        ? []
+        : [`Compaction instructions from the host: ${clip(instructions, maxTextLength)}`]),
       ...bulletLines(previous['Decisions and constraints']),
       ...transcript.flatMap((item) => factsOf(item).constraints),
     ]).slice(-maxConstraints);

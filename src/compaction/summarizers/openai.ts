@@ -90,6 +90,7 @@ export function openAISummarizer(options: OpenAISummarizerOptions): CompactionBa
   async function summarize({
     transcript,
     previousSummary,
+    instructions,
     signal,
   }: SummaryRequest): Promise<SummaryResult> {
     const rendered = renderSummaryInput(
@@ -105,7 +106,7 @@ export function openAISummarizer(options: OpenAISummarizerOptions): CompactionBa
               model,
               messages: [
                 { role: 'system', content: prompt },
-                { role: 'user', content: summaryUserMessage(rendered) },
+                { role: 'user', content: summaryUserMessage(rendered, instructions) },
               ],
               ...(temperature === undefined ? {} : { temperature }),
               ...(maxOutputTokens === undefined ? {} : { max_completion_tokens: maxOutputTokens }),

@@ -30,31 +30,83 @@ function sliceWithin({
 
 const shortCutMark = '[… cut for the summary …]';
 
+/** The note that stands where the middle of an item was cut for the summary. */
+function summaryCutNote(omitted: number): string {
+  return `[… about ${omitted} tokens left out of this item for the summary …]`;
+}
+
+/**
+ * A cut mark a clip left in a text: the note of `truncateTextToTokens` and every note built on
+ * the same frame (`[… about N tokens … …]`). A text that holds one is cut around it, never through it.
+ */
+const cutMarkPattern = /\[… about (\d+) tokens [^[\]]*…\]/;
+
+/** `text` split around its cut mark, or undefined when it has none. */
+function splitAtMark(
+  text: string,
+): { head: string; tail: string; omitted: number; mark: string } | undefined {
+  const match = cutMarkPattern.exec(text);
+  if (match === null) return undefined;
+  return {
+    head: text.slice(0, match.index).replace(/\s+$/, ''),
+    tail: text.slice(match.index + match[0].length).replace(/^\s+/, ''),
+    omitted: Number(match[1]),
+    mark: match[0],
+  };
+}
+
+export interface TruncateTextToTokensOptions extends TruncateTextOptions {
+  /** The token count of `text` when the caller already knows it (counting is linear in size). */
+  readonly textTokens?: number;
+  /** The note put where the middle was cut, given the tokens left out; it must keep the `[… about N tokens … …]` frame. */
+  readonly note?: (omitted: number) => string;
+  /** What joins head, note and tail: a line break by default, a space for a one-line text. */
+  readonly separator?: string;
+}
+
 /**
  * `text` cut to about `maxTokens`, keeping its head and its tail (a failure usually shows at the
- * end of an output) with a note in between saying how much was left out.
+ * end of an output) with a note in between saying how much was left out. A text cut before is
+ * cut again around its note, whose count grows, so a text carries one note however often it is
+ * cut, and no cut ever lands inside a note. Cuts fall between code points.
  */
 export function truncateTextToTokens({
   text,
   maxTokens,
   tokens,
   textTokens,
-}: TruncateTextOptions & {
-  /** The token count of `text` when the caller already knows it (counting is linear in size). */
-  readonly textTokens?: number;
-}): string {
+  note = summaryCutNote,
+  separator = '\n',
+}: TruncateTextToTokensOptions): string {
   const total = textTokens ?? tokens.countText(text);
   if (total <= maxTokens) return text;
   const noteTokens = 24;
   // Too little room for a head, a tail and the note: a bare mark says something was here.
   if (maxTokens < noteTokens + 8) return shortCutMark;
   const room = Math.max(0, maxTokens - noteTokens);
+  const earlier = splitAtMark(text);
+  if (earlier !== undefined) {
+    const headSize = tokens.countText(earlier.head);
+    const tailSize = tokens.countText(earlier.tail);
+    // The head gets two thirds of the room, or all it had; the tail the rest.
+    const headRoom = Math.min(headSize, Math.ceil((room * 2) / 3));
+    const head = sliceWithin({ text: earlier.head, maxTokens: headRoom, tokens, from: 'start' });
+    const tail = sliceWithin({
+      text: earlier.tail,
+      maxTokens: Math.max(0, room - tokens.countText(head)),
+      tokens,
+      from: 'end',
+    });
+    const omitted =
+      earlier.omitted + headSize - tokens.countText(head) + tailSize - tokens.countText(tail);
+    return `${head}${separator}${note(omitted)}${separator}${tail}`;
+  }
   const headTokens = Math.ceil((room * 2) / 3);
   const head = sliceWithin({ text, maxTokens: headTokens, tokens, from: 'start' });
   const rest = text.slice(head.length);
   const tail = sliceWithin({ text: rest, maxTokens: room - headTokens, tokens, from: 'end' });
   const omitted = Math.max(0, total - tokens.countText(head) - tokens.countText(tail));
-  return `${head}\n[… about ${omitted} tokens left out of this item for the summary …]\n${tail}`;
+  return `${head}${separator}${note(omitted)}${separator}${tail}`;
 }
 
 /** Marks the id of an item copy cut down for summarizer input. */

@@ -20,6 +20,7 @@ export const compactActor = loopActor<CompactOutput, CompactionStepInput>(
           reason: input.reason,
           point: input.point,
           signal,
+          ledger: session.ledger,
           originalOf: (item) => session.originalOf(item),
           ...(session.reported === undefined ? {} : { reported: session.reported }),
           overheadTokens: overhead.measure(session, tokens),

@@ -38,6 +38,7 @@ export const emergencyPruneActor = loopActor<EmergencyPruneOutput, CompactionSte
           point: input.point,
           signal,
           originalOf: (item) => session.originalOf(item),
+          ledger: session.ledger,
           overheadTokens: overhead.measure(session, tokens),
         }),
       (description, cause) =>

@@ -52,6 +52,21 @@ export async function recordReplacement(
   next: readonly Item[],
   marker: MutationMarker,
 ): Promise<void> {
+  const event = {
+    type: 'transcript-replaced' as const,
+    throughSeq: session.lastSeq,
+    view: buildReplacementView({ previous, next, originOf: replacedItemId }),
+    reason: marker.reason,
+    tier: marker.tier,
+    strategies: marker.strategies,
+    tokensBefore: marker.tokensBefore,
+    tokensAfter: marker.tokensAfter,
+  };
+  // A compaction the host asked for between runs belongs to none.
+  if (runId === '') {
+    await session.appendBetweenRuns([event]);
+    return;
+  }
   await session.appendForRun(runId, [
     {
       type: 'transcript-replaced',

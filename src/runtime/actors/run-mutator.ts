@@ -19,6 +19,7 @@ export const runMutatorActor = loopActor<RunMutatorOutput, RunMutatorInput>(
           tokens,
           point: input.point,
           signal,
+          ledger: session.ledger,
           ...(session.reported === undefined ? {} : { reported: session.reported }),
           overheadTokens: overhead.measure(session, tokens),
           // A compactor used as a plain mutator may summarize too; its backend sees this loop.

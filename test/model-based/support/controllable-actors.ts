@@ -54,6 +54,8 @@ export function createControllableActors() {
     emergencyPrune: controllable('emergencyPrune'),
     finishRun: controllable('finishRun'),
     abortRun: controllable('abortRun'),
+    compactNow: controllable('compactNow'),
+    recordPlan: controllable('recordPlan'),
   };
 
   return {

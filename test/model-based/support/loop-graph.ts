@@ -9,6 +9,7 @@ import {
   actorOutcomes,
   asMachineEvent,
   decisions,
+  hostRequests,
   invokedActor,
   isInvokingState,
   outcomeOfEvent,
@@ -55,6 +56,9 @@ export function serializeLoopState(snapshot: LoopSnapshot): string {
     mutatorIndex: context.mutatorIndex,
     compactionReason: context.compactionReason,
     queue: context.queue.length,
+    // Whether a plan or a compaction waits for idle: the guards of idle read them.
+    pendingPlan: context.pendingPlan != null,
+    pendingCompaction: context.pendingCompaction != null,
     // How the run is being closed: one `finishing` state records completed, step-limit and
     // failed runs alike, so the outcome tells those states apart.
     finishing: context.finishing?.outcome ?? null,
@@ -104,7 +108,8 @@ const decisionStates = new Set([
 ]);
 
 /**
- * The outcomes offered in a state: the user speaks in idle; busy states get every actor outcome
+ * The outcomes offered in a state: the user speaks in idle (and, before any run, asks for a
+ * compaction or pins a plan); busy states get every actor outcome
  * (and abort); where a run can wait for approvals, the states around the wait also get every
  * decision, awaited or not, so decisions that come early, late, twice or for an unknown call
  * are covered.
@@ -117,7 +122,19 @@ export function outcomesFor({
   configuration: LoopConfiguration;
 }): readonly Outcome[] {
   const stateKey = stateKeyOf(snapshot);
-  if (stateKey === 'idle') return [userMessage];
+  // Offered in the first idle only, before any run: that reaches both states and every edge
+  // out of them, while offered in every idle (whose context keeps the last run's counters) or
+  // busy state (where they wait for idle, which the loop tests cover) they would multiply the
+  // states and runs the proofs enumerate.
+  const requests =
+    snapshot.context.runs === 0
+      ? hostRequests.filter((request) =>
+          request.event.type === 'compact'
+            ? snapshot.context.pendingCompaction == null
+            : snapshot.context.pendingPlan == null,
+        )
+      : [];
+  if (stateKey === 'idle') return [userMessage, ...requests];
   // More queued decisions than calls can wait means the loop took a decision it had to ignore
   // (the invariants report that edge); going on would queue them without end.
   if ((snapshot.context.decisions?.length ?? 0) > mostAwaitedCalls) return [];

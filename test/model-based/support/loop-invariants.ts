@@ -105,6 +105,7 @@ const sources = {
   runMutator: invokedActor('mutating').source,
   compact: invokedActor('compacting').source,
   emergencyPrune: invokedActor('emergencyPruning').source,
+  compactNow: invokedActor('compactingNow').source,
 };
 const inferenceDone = `xstate.done.actor.${invokedActor('inferring').id}`;
 const gateDone = `xstate.done.actor.${invokedActor('gatingTools').id}`;
@@ -117,6 +118,8 @@ const notWhileWaiting = new Set([
   sources.callModel,
 ]);
 const mutationStates = new Set(['mutating', 'compacting', 'emergencyPruning']);
+/** States where no run is open: idle, and the work a host asked for between runs. */
+const betweenRunStates = new Set(['idle', 'compactingNow', 'recordingPlan']);
 
 interface Walk {
   monitor: MonitorState;
@@ -204,6 +207,9 @@ function observe(walk: Walk, observation: Observation, cap: number, maxSteps: nu
         violations.push('inferring was entered after a mutation failed validation');
       }
       walk.monitor = { ...monitor, sinceInference: 0 };
+    } else if (observation.source === sources.compactNow) {
+      // A compaction the host asked for between runs starts a fresh sequence of one step.
+      walk.monitor = { ...monitor, sinceSuccess: 1, sinceInference: 0, emergencySinceSuccess: 0 };
     } else if (observation.source === sources.compact) {
       enterCompactionState(walk, true, cap, maxSteps);
     } else if (observation.source === sources.emergencyPrune) {
@@ -346,7 +352,7 @@ export function advanceMonitor({
     );
   }
   const state = leafState(next);
-  if ((state === 'idle') === walk.monitor.runOpen) {
+  if (betweenRunStates.has(state) === walk.monitor.runOpen) {
     walk.violations.push(`in ${state} a run is ${walk.monitor.runOpen ? '' : 'not '}open`);
   }
   const inMutationState = mutationStates.has(state);

@@ -54,6 +54,8 @@ const invokingStates = [
   'emergencyPruning',
   'finishing',
   'aborting',
+  'compactingNow',
+  'recordingPlan',
 ] as const;
 type InvokingState = (typeof invokingStates)[number];
 
@@ -244,6 +246,20 @@ export const actorOutcomes: Readonly<Record<InvokingState, readonly Outcome[]>> 
     done('aborting', 'abort recorded', undefined),
     failed('aborting', 'recording failed', new Error('store unavailable')),
   ],
+  compactingNow: [
+    done('compactingNow', 'compaction asked for done', {
+      status: 'effective',
+      changed: true,
+      tokensBefore: 9000,
+      tokensAfter: 3000,
+      ...compactResult,
+    }),
+    failed('compactingNow', 'compaction asked for failed', new Error('no compactor')),
+  ],
+  recordingPlan: [
+    done('recordingPlan', 'plan logged', undefined),
+    failed('recordingPlan', 'plan refused', new Error('plan is not a list')),
+  ],
 };
 
 export const userMessage: Outcome = {
@@ -253,6 +269,21 @@ export const userMessage: Outcome = {
 };
 
 export const abort: Outcome = { label: 'abort', event: { type: 'abort' }, invalidMutation: false };
+
+export const compactRequest: Outcome = {
+  label: 'compact asked for',
+  event: { type: 'compact', instructions: 'keep every file path' },
+  invalidMutation: false,
+};
+
+export const planUpdate: Outcome = {
+  label: 'plan update',
+  event: { type: 'plan.update', plan: [{ step: 'Fix the bug', status: 'in_progress' }] },
+  invalidMutation: false,
+};
+
+/** What the host can send besides a message: a compaction asked for, a plan to pin. */
+export const hostRequests: readonly Outcome[] = [compactRequest, planUpdate];
 
 function decision(callId: string, approved: boolean): Outcome {
   return {
@@ -294,7 +325,13 @@ export function isInvokingState(stateKey: string): stateKey is InvokingState {
   return (invokingStates as readonly string[]).includes(stateKey);
 }
 
-const allOutcomes = [...Object.values(actorOutcomes).flat(), userMessage, abort, ...decisions];
+const allOutcomes = [
+  ...Object.values(actorOutcomes).flat(),
+  userMessage,
+  abort,
+  ...decisions,
+  ...hostRequests,
+];
 const outcomeLabels = new Map<LoopEvent, string>(
   allOutcomes.map((outcome) => [outcome.event, outcome.label]),
 );

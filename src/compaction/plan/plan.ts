@@ -1,0 +1,143 @@
+import { ConfigError } from '../../errors/config-error.js';
+import { createItemId } from '../../transcript/ids.js';
+import type { ContextItem, Item } from '../../transcript/types.js';
+
+/**
+ * Names the context item that carries the pinned plan.
+ *
+ * @example
+ * ```ts
+ * import { PLAN_CONTEXT_NAME } from 'loopkeeper/compaction';
+ * import type { Item } from 'loopkeeper';
+ *
+ * const pinned = (items: readonly Item[]) =>
+ *   items.filter((item) => item.kind === 'context' && item.name === PLAN_CONTEXT_NAME);
+ * console.log(pinned([]).length);
+ * ```
+ */
+export const PLAN_CONTEXT_NAME = 'loopkeeper:plan';
+
+/**
+ * The name of the opt-in built-in tool through which a model sets the plan (`updatePlanTool`).
+ *
+ * @example
+ * ```ts
+ * import { UPDATE_PLAN_TOOL_NAME } from 'loopkeeper/compaction';
+ *
+ * console.log(UPDATE_PLAN_TOOL_NAME); // 'update_plan'
+ * ```
+ */
+export const UPDATE_PLAN_TOOL_NAME = 'update_plan';
+
+export type PlanStepStatus = 'pending' | 'in_progress' | 'completed';
+
+/** One step of a pinned plan. */
+export interface PlanStep {
+  readonly step: string;
+  readonly status: PlanStepStatus;
+}
+
+/** What `plan.update` (or the `update_plan` tool) carries. */
+export interface PlanUpdate {
+  readonly plan: readonly PlanStep[];
+  /** Why the plan changed, shown above it. */
+  readonly explanation?: string;
+}
+
+const statuses: readonly PlanStepStatus[] = ['pending', 'in_progress', 'completed'];
+const heading = 'Plan (pinned; the latest version replaces every earlier one):';
+
+/**
+ * The plan update checked: a list of steps, each with non-empty text and a known status, and
+ * an optional explanation. Anything else is refused with a `ConfigError` naming what is wrong.
+ *
+ * @example
+ * ```ts
+ * import { checkPlanUpdate } from 'loopkeeper/compaction';
+ *
+ * const update = checkPlanUpdate({ plan: [{ step: 'Reproduce the bug', status: 'in_progress' }] });
+ * console.log(update.plan.length); // 1
+ * ```
+ */
+export function checkPlanUpdate(update: unknown): PlanUpdate {
+  const record =
+    typeof update === 'object' && update !== null ? (update as Record<string, unknown>) : undefined;
+  const plan = record?.['plan'];
+  if (!Array.isArray(plan)) {
+    throw new ConfigError('A plan update needs `plan`: a list of {step, status} objects', {
+      code: 'config_invalid_input',
+    });
+  }
+  const steps = plan.map((entry: unknown, index): PlanStep => {
+    const step =
+      typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {};
+    const text = step['step'];
+    const status = step['status'];
+    if (typeof text !== 'string' || text.trim() === '') {
+      throw new ConfigError(`Plan step ${index + 1} needs \`step\`: a non-empty string`, {
+        code: 'config_invalid_input',
+      });
+    }
+    if (typeof status !== 'string' || !statuses.includes(status as PlanStepStatus)) {
+      throw new ConfigError(
+        `Plan step ${index + 1} needs \`status\`: one of ${statuses.join(', ')} (got ${JSON.stringify(status)})`,
+        { code: 'config_invalid_input' },
+      );
+    }
+    return { step: text, status: status as PlanStepStatus };
+  });
+  const explanation = record?.['explanation'];
+  if (explanation !== undefined && typeof explanation !== 'string') {
+    throw new ConfigError("A plan update's `explanation` must be a string", {
+      code: 'config_invalid_input',
+    });
+  }
+  return explanation === undefined || explanation.trim() === ''
+    ? { plan: steps }
+    : { plan: steps, explanation };
+}
+
+/**
+ * The plan as the model reads it: a heading, the explanation, then one numbered line per step
+ * with its status. Step texts are quoted verbatim.
+ *
+ * @example
+ * ```ts
+ * import { renderPlan } from 'loopkeeper/compaction';
+ *
+ * console.log(renderPlan({ plan: [{ step: 'Write the test', status: 'pending' }] }));
+ * ```
+ */
+export function renderPlan({ plan, explanation }: PlanUpdate): string {
+  const lines = plan.map((step, index) => `${index + 1}. [${step.status}] ${step.step}`);
+  return [
+    heading,
+    ...(explanation === undefined ? [] : [explanation]),
+    ...(lines.length > 0 ? lines : ['(no steps)']),
+  ].join('\n');
+}
+
+/** The context item that pins a plan in the transcript. */
+export function createPlanItem(update: PlanUpdate): ContextItem {
+  return {
+    kind: 'context',
+    id: createItemId('plan'),
+    name: PLAN_CONTEXT_NAME,
+    text: renderPlan(update),
+  };
+}
+
+/**
+ * The text of the latest plan in a transcript, from a `loopkeeper:plan` context item or a
+ * successful `update_plan` tool result, whichever came last; undefined when none is there.
+ */
+export function latestPlanText(transcript: readonly Item[]): string | undefined {
+  for (let index = transcript.length - 1; index >= 0; index -= 1) {
+    const item = transcript[index];
+    if (item?.kind === 'context' && item.name === PLAN_CONTEXT_NAME) return item.text;
+    if (item?.kind === 'toolResult' && item.toolName === UPDATE_PLAN_TOOL_NAME && !item.isError) {
+      return item.content;
+    }
+  }
+  return undefined;
+}
