@@ -5,6 +5,7 @@ import type { DropReasoningOptions } from './strategies/drop-reasoning.js';
 import type { PruneToolResultsOptions } from './strategies/prune-tool-results.js';
 import type { SummarizeOlderOptions } from './strategies/summarize-older.js';
 import type {
+  CompactingLoop,
   CompactionBackend,
   CompactionReason,
   CompactionStrategy,
@@ -46,6 +47,8 @@ export interface CompactInput {
   readonly originalOf?: (item: Item) => Item | undefined;
   /** The mutation point the loop compacts at, passed to every trigger call (see `TriggerInput.point`). */
   readonly point?: MutationPoint;
+  /** The loop that compacts, passed to the summary backend (see `CompactingLoop`). */
+  readonly loop?: CompactingLoop;
 }
 
 export interface EmergencyPruneInput {

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { type Actor, createActor, type InspectionEvent, type Observer } from 'xstate';
+import { Actor, type ActorOptions, type InspectionEvent, type Observer } from 'xstate';
 import {
   DEFAULT_MAX_CONSECUTIVE_COMPACTIONS,
   DEFAULT_MAX_STEPS_PER_RUN,
 } from '../../machines/agent-loop.helpers.js';
-import type { agentLoopMachine } from '../../machines/agent-loop.machine.js';
 import type { AgentLoopInput } from '../../machines/agent-loop.types.js';
 import type { Compactor } from '../compaction/compactor.js';
 import type { LoopMutator } from '../compaction/types.js';
@@ -58,10 +57,23 @@ export interface OpenAgentLoopOptions extends AgentLoopOptions {
   readonly interrupted?: InterruptedRunPolicy;
 }
 
-export type AgentLoopActor = Actor<typeof agentLoopMachine> & {
+/**
+ * An agent loop: the XState actor of the loop machine (start it, send it events, listen with
+ * `on`), with the session behind it as a field of its own rather than one patched on.
+ */
+export class AgentLoopActor extends Actor<LoopMachine> {
   /** The session behind the loop: its store, id and effective history. */
   readonly session: LoopSession;
-};
+
+  constructor(
+    { logic, input, session }: AgentLoopLogic,
+    /** An inspector, or the parent actor of a loop that runs as another actor's child. */
+    options: Pick<ActorOptions<LoopMachine>, 'inspect' | 'parent'> = {},
+  ) {
+    super(logic, { ...options, input });
+    this.session = session;
+  }
+}
 
 /** The loop's machine with its actors bound, for spawning it inside a host machine. */
 export interface AgentLoopLogic {
@@ -180,15 +192,10 @@ export function createAgentLoopLogic({
  * ```
  */
 export function createAgentLoop({ inspect, ...options }: AgentLoopOptions): AgentLoopActor {
-  return loopActorOf(createAgentLoopLogic(options), inspect);
-}
-
-function loopActorOf(
-  { logic, input, session }: AgentLoopLogic,
-  inspect: AgentLoopOptions['inspect'],
-): AgentLoopActor {
-  const actor = createActor(logic, { input, ...(inspect === undefined ? {} : { inspect }) });
-  return Object.assign(actor, { session });
+  return new AgentLoopActor(
+    createAgentLoopLogic(options),
+    inspect === undefined ? {} : { inspect },
+  );
 }
 
 /**
@@ -225,7 +232,7 @@ export async function openAgentLoop({
     unfinished === null
       ? agent.input
       : { ...agent.input, resume: { runId: unfinished.runId, steps: unfinished.steps } };
-  return loopActorOf({ ...agent, input }, inspect);
+  return new AgentLoopActor({ ...agent, input }, inspect === undefined ? {} : { inspect });
 }
 
 function validateOptions(options: {

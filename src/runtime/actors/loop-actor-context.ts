@@ -2,7 +2,7 @@ import { type AnyActorRef, fromPromise, type PromiseActorLogic } from 'xstate';
 import type { ActorInvocation } from '../../../machines/agent-loop.types.js';
 import type { Compactor } from '../../compaction/compactor.js';
 import { replacedItemId } from '../../compaction/helpers/derived-item.js';
-import type { LoopMutator, MutationMarker } from '../../compaction/types.js';
+import type { CompactingLoop, LoopMutator, MutationMarker } from '../../compaction/types.js';
 import type { TelemetryEvent } from '../../events/telemetry-events.js';
 import { buildReplacementView } from '../../log/replacement-view.js';
 import type { ModelAdapter, ToolSpec } from '../../model/types.js';
@@ -100,6 +100,16 @@ function emitterOf(loop: AnyActorRef): ((event: TelemetryEvent) => void) | undef
   return typeof scope?.emit === 'function'
     ? (scope.emit as (event: TelemetryEvent) => void)
     : undefined;
+}
+
+/** The loop a compaction or mutator runs for, as its backends are handed it. */
+export function compactingLoop(input: ActorInvocation, actor: AnyActorRef): CompactingLoop {
+  return {
+    sessionId: input.sessionId,
+    runId: input.runId,
+    actor,
+    emit: (event) => forward(input.loop, event),
+  };
 }
 
 /** Logs a compaction or mutation as one `transcript-replaced` marker for the active run. */
