@@ -7,6 +7,7 @@ import type { SummarizeOlderOptions } from './strategies/summarize-older.js';
 import type {
   CompactingLoop,
   CompactionBackend,
+  CompactionBudget,
   CompactionReason,
   CompactionStrategy,
   CompactionTier,
@@ -33,6 +34,10 @@ export interface CompactOutcome {
 export interface EmergencyOutcome extends CompactOutcome {
   /** Whether the result is under the budget's `maxTokens`; false only when the latest turn alone is larger. */
   readonly fits: boolean;
+  /** The budget the prune worked to. */
+  readonly budget: CompactionBudget;
+  /** Tokens of the latest turn as the prune found it, for telling what is too large. */
+  readonly latestTurnTokens: number;
 }
 
 export interface CompactInput {

@@ -10,8 +10,12 @@ export {
 } from './openai-responses-model.js';
 export type {
   ModelAdapter,
+  ModelDelta,
+  ModelReasoningDelta,
   ModelRequest,
   ModelResponse,
+  ModelTextDelta,
+  ModelToolCallDelta,
   ModelUsage,
   ProviderCompaction,
   ToolSpec,

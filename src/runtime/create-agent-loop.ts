@@ -14,10 +14,10 @@ import type { SessionStore } from '../log/store.js';
 import type { ModelAdapter } from '../model/types.js';
 import type { TokenCounter, TokenEncoding } from '../tokens/types.js';
 import { DEFAULT_MAX_PARALLEL_TOOLS } from '../tools/execute-tool-calls.js';
-import { createToolRegistry } from '../tools/tool-registry.js';
 import type { AnyToolDefinition } from '../tools/types.js';
 import { createItemId } from '../transcript/ids.js';
-import { bindLoopContext, createLoopActorContext, type LoopMachine } from './loop-actors.js';
+import { type LoopMachine, loopMachine } from './loop-actors.js';
+import { LoopServices } from './loop-services.js';
 import { type InterruptedRunPolicy, LoopSession } from './loop-session.js';
 
 export interface AgentLoopOptions {
@@ -134,7 +134,6 @@ export function createAgentLoopLogic({
       { code: 'config' },
     );
   }
-  createToolRegistry(tools);
   // Every store names files or keys after the id: refuse a bad one now, not at the first run.
   assertValidSessionId(sessionId);
   const session = new LoopSession({
@@ -144,7 +143,8 @@ export function createAgentLoopLogic({
     interrupted,
     ...(tokens === undefined ? {} : { tokens }),
   });
-  const context = createLoopActorContext({
+  // Builds and checks the tool registry, so a bad tool list fails here.
+  const services = new LoopServices({
     session,
     model,
     tools,
@@ -155,8 +155,9 @@ export function createAgentLoopLogic({
     maxParallelTools,
   });
   return {
-    logic: bindLoopContext(context),
+    logic: loopMachine(),
     input: {
+      services,
       sessionId,
       // Run ids of runs whose sender chose none stay unique across processes and restarts.
       instance: randomUUID().slice(0, 8),

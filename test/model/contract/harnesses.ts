@@ -122,7 +122,7 @@ export const scriptedHarness: ContractHarness = {
         if (reply.slowStream) {
           // Streams its first piece, then waits (until aborted) before the rest.
           return (request) => {
-            request.onTextDelta?.(reply.text.slice(0, 4));
+            request.onDelta?.({ type: 'text', delta: reply.text.slice(0, 4) });
             return { text: reply.text, delayMs: Number.POSITIVE_INFINITY };
           };
         }
