@@ -1,5 +1,24 @@
 /** The `loopkeeper/testing` entry: offline and over-HTTP fakes for testing agent loops. */
 
+export {
+  type FakeAnthropicAnswer,
+  type FakeAnthropicBrokenStream,
+  type FakeAnthropicFault,
+  type FakeAnthropicHang,
+  type FakeAnthropicHttpError,
+  type FakeAnthropicReply,
+  type FakeAnthropicReset,
+  type FakeAnthropicThinking,
+  type FakeAnthropicToolCall,
+  fakeAnthropicFaults,
+} from './anthropic/fake-anthropic-replies.js';
+export {
+  type FakeAnthropicHandler,
+  type FakeAnthropicRequest,
+  type FakeAnthropicServer,
+  type FakeAnthropicServerOptions,
+  startFakeAnthropicServer,
+} from './anthropic/fake-anthropic-server.js';
 export type { FakeHttpServer } from './fake-http-server.js';
 export {
   type FakeOpenAIServer,

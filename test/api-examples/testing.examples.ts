@@ -13,6 +13,7 @@ import { openAIResponsesModel } from 'loopkeeper/model';
 import {
   buildReplayPlan,
   createReplayTools,
+  fakeAnthropicFaults,
   fakeFaults,
   type FakeReply,
   isFakeFault,
@@ -21,6 +22,7 @@ import {
   recordedSession,
   replayRecording,
   ScriptedModel,
+  startFakeAnthropicServer,
   startFakeOpenAIServer,
   startFakeResponsesServer,
   workFactsOf,
@@ -49,6 +51,15 @@ export async function example_createReplayTools(): Promise<void> {
   });
   // Tools that answer each recorded call with the output it got when it was recorded.
   const tools = createReplayTools({ toolNames: plan.toolNames, outputs: plan.outputs });
+}
+
+// fakeAnthropicFaults: src/testing/anthropic/fake-anthropic-replies.ts
+export async function example_fakeAnthropicFaults(): Promise<void> {
+  // The first request is too long for the window; the retry after a compaction is answered.
+  const server = await startFakeAnthropicServer({
+    replies: [fakeAnthropicFaults.promptTooLong({ maxTokens: 200_000 }), { text: 'Done.' }],
+  });
+  await server.close();
 }
 
 // fakeFaults: src/testing/fake-replies.ts
@@ -128,6 +139,16 @@ export async function example_ScriptedModel(): Promise<void> {
     turns: [{ toolCalls: [{ id: 'c1', name: 'now', arguments: {} }] }, { text: 'It is noon.' }],
   });
   const loop = createAgentLoop({ model });
+}
+
+// startFakeAnthropicServer: src/testing/anthropic/fake-anthropic-server.ts
+export async function example_startFakeAnthropicServer(): Promise<void> {
+  const server = await startFakeAnthropicServer({
+    replies: [{ thinking: [{ thinking: 'Plan.', signature: 'sig-1' }], text: 'Hello.' }],
+  });
+  // createAnthropic({ baseURL: server.url, apiKey: 'test' }) from @ai-sdk/anthropic talks to it.
+  console.log(server.url); // http://127.0.0.1:<port>/v1
+  await server.close();
 }
 
 // startFakeOpenAIServer: src/testing/fake-openai-server.ts
