@@ -25,7 +25,7 @@ export interface OpenAIResponsesModelOptions {
   readonly temperature?: number;
   /** Reasoning settings passed as they are (`{effort: 'low', summary: 'auto'}`). */
   readonly reasoning?: Reasoning;
-  /** Stream the answer (SSE) and report text deltas through `onTextDelta` (default false). */
+  /** Stream the answer (SSE) and report its deltas through `ModelRequest.onDelta` (default false). */
   readonly stream?: boolean;
   /**
    * `stateless` (default): every request sends the whole effective history with `store: false`,
@@ -201,10 +201,7 @@ export function openAIResponsesModel({
         model,
         signal,
         onEvent: () => idle?.touch(),
-        onTextDelta:
-          request.onDelta === undefined
-            ? undefined
-            : (delta: string) => request.onDelta?.({ type: 'text', delta }),
+        onDelta: request.onDelta,
       });
       return { answer, responseId };
     } catch (error) {

@@ -1,10 +1,11 @@
 import type { Response, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { ModelError } from '../errors/model-error.js';
 import { readResponse, responseFailure } from './read-response.js';
-import type { ModelResponse } from './types.js';
+import type { ModelDelta, ModelResponse } from './types.js';
 
 /**
- * Reads a streamed Responses API answer: text deltas go to `onTextDelta` as they arrive, and the
+ * Reads a streamed Responses API answer: text, reasoning (summary or text) and function-call
+ * argument deltas go to `onDelta` as they arrive, and the
  * answer is the response the closing `response.completed` (or `response.incomplete`) event
  * carries, so streamed and non-streamed answers are read by the same code. An `error` or
  * `response.failed` event throws a typed `ModelError`; a stream that ends without a closing
@@ -15,22 +16,42 @@ export async function readResponseStream({
   model,
   signal,
   onEvent,
-  onTextDelta,
+  onDelta,
 }: {
   stream: AsyncIterable<ResponseStreamEvent>;
   model: string;
   signal: AbortSignal;
   /** Called for every event received, before it is read. */
   onEvent?: () => void;
-  onTextDelta?: ((delta: string) => void) | undefined;
+  onDelta?: ((delta: ModelDelta) => void) | undefined;
 }): Promise<ModelResponse> {
   let finished: Response | undefined;
+  /** Function calls by output index: their position among the answer's calls, id and name. */
+  const calls = new Map<number, { index: number; callId: string; toolName: string }>();
   for await (const event of stream) {
     onEvent?.();
     switch (event.type) {
       case 'response.output_text.delta':
-        if (event.delta !== '') onTextDelta?.(event.delta);
+        if (event.delta !== '') onDelta?.({ type: 'text', delta: event.delta });
         break;
+      case 'response.reasoning_summary_text.delta':
+      case 'response.reasoning_text.delta':
+        if (event.delta !== '') onDelta?.({ type: 'reasoning', delta: event.delta });
+        break;
+      case 'response.output_item.added':
+        if (event.item.type === 'function_call') {
+          calls.set(event.output_index, {
+            index: calls.size,
+            callId: event.item.call_id,
+            toolName: event.item.name,
+          });
+        }
+        break;
+      case 'response.function_call_arguments.delta': {
+        const call = calls.get(event.output_index);
+        if (call !== undefined) onDelta?.({ type: 'tool_call', ...call, delta: event.delta });
+        break;
+      }
       case 'response.completed':
       case 'response.incomplete':
         finished = event.response;
