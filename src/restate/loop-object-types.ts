@@ -13,8 +13,10 @@ export type LoopObjectLoopOptions = Omit<AgentLoopOptions, 'store' | 'sessionId'
 export interface SendMessageInput {
   readonly content: UserContent;
   /**
-   * Names the run; sending the same `runId` again returns the recorded result instead of
-   * starting a second run (for hosts that retry a send). Made for you when absent.
+   * Names the run; sending the same `runId` again with the same content returns the recorded
+   * result instead of starting a second run (for hosts that retry a send). With other content
+   * it is refused (terminal 409, `run_id_reused`): a run id stands for one message. Made for you
+   * when absent.
    */
   readonly runId?: string;
 }

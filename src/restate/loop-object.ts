@@ -21,6 +21,7 @@ import type {
   TelemetryPageInput,
 } from './loop-object-types.js';
 import { parseApproveInput, parseSendInput, parseTelemetryPageInput } from './parse-input.js';
+import { assertSameRunInput, runInputDigest } from './run-input.js';
 import { admitMessage } from './send-admission.js';
 import { readHead } from './session-head.js';
 import { stateKeys } from './state-keys.js';
@@ -137,6 +138,9 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
     });
     // A paused run's result is kept too, and replaced once a decision finishes the run.
     context.set(stateKeys.run(result.runId), result);
+    if (action.type === 'message') {
+      context.set(stateKeys.runInput(result.runId), runInputDigest(action.content));
+    }
     context.set(stateKeys.lastRunId, result.runId);
     context.clear(stateKeys.activeInvocation);
     return result;
@@ -155,7 +159,10 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
         }
         const runId = message.runId ?? `${sessionId}:run-${context.rand.uuidv4()}`;
         const recorded = await context.get<DurableTurnResult>(stateKeys.run(runId));
-        if (recorded !== null) return recorded;
+        if (recorded !== null) {
+          await assertSameRunInput({ context, runId, content: message.content });
+          return recorded;
+        }
         const head = await admitMessage({ context, content: message.content, limits });
         const loopOptions = terminalOnError(() => loop({ sessionId }));
         return runTurnIn(context, {

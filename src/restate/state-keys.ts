@@ -8,6 +8,8 @@ export const stateKeys = {
   telemetryCount: 'telemetryCount',
   telemetry: (seq: number) => `telemetry:${seq}`,
   run: (runId: string) => `run:${runId}`,
+  /** The digest of the content a run was sent with, so a second send of its id is checked. */
+  runInput: (runId: string) => `runInput:${runId}`,
   lastRunId: 'lastRunId',
   activeInvocation: 'activeInvocation',
 } as const;

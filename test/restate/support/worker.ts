@@ -16,12 +16,23 @@ const object = createLoopObject({
   loop: () => ({
     model: planModel({ ...(effectsFile === undefined ? {} : { effectsFile }) }),
     tools: [
-      effectTool({ ...(effectsFile === undefined ? {} : { effectsFile }) }),
+      // Keyed by its idempotency key, so running a call again is harmless.
+      {
+        ...effectTool({ ...(effectsFile === undefined ? {} : { effectsFile }) }),
+        idempotent: true,
+      },
       // The same effect behind a person's approval (plan tools with `approval: true`).
       {
         ...effectTool({ ...(effectsFile === undefined ? {} : { effectsFile }) }),
         name: 'approved_effect',
         needsApproval: true,
+        idempotent: true,
+      },
+      // The same effect declared not idempotent (plan tools with `once: true`): a call a crash
+      // cut off must not run again.
+      {
+        ...effectTool({ ...(effectsFile === undefined ? {} : { effectsFile }) }),
+        name: 'once_effect',
       },
     ],
     instructions: 'You are a test agent.',
