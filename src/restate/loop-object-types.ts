@@ -59,3 +59,11 @@ export interface TelemetryPage {
   /** Pass as `fromSeq` to read on; equals the first seq not yet recorded when caught up. */
   readonly nextSeq: number;
 }
+
+/** What `abort()` answers. */
+export interface AbortResult {
+  /** False when no `send` or `approve` was running. */
+  readonly aborted: boolean;
+  /** The invocation asked to cancel, for `abortLoopSession` or Restate's admin API. */
+  readonly invocationId: string | null;
+}

@@ -10,9 +10,11 @@ import { pendingApprovalsIn } from '../runtime/run-progress.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
+import { closeKilledRun, killedInvocation } from './close-killed-run.js';
 import { type DurableAction, runDurableTurn } from './durable-turn.js';
 import { type LoopObjectLimits, resolveLimits } from './limits.js';
 import type {
+  AbortResult,
   ApproveInput,
   DurableTurnResult,
   LoopObjectLoopOptions,
@@ -72,6 +74,10 @@ export interface LoopObjectOptions<Name extends string = typeof LOOP_OBJECT_NAME
  *   object's log, not an open invocation, so it can last as long as the object's state does.
  * - `pending()`: the calls the session's run waits for (empty when none).
  * - `abort()`: cancels the running `send`; the run ends `aborted` with synthetic tool results.
+ *   Resolves with the cancelled invocation's id; when cancellation cannot reach it (a stuck
+ *   worker, a paused invocation that fails again on replay), `abortLoopSession` kills it.
+ * - `close()`: closes the run a killed invocation left open (`failed`, `interrupted`, open calls
+ *   answered); a no-op otherwise. The next `send` or `approve` does the same first.
  * - `result({runId?})`: a finished run's result (the latest when no id is given), or null.
  * - `history()`: the effective history, what the model sees next.
  * - `log({fromSeq?, limit?})`: the session's events as stored, paged by seq (for audit).
@@ -119,13 +125,19 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
       readonly action: DurableAction;
     },
   ): Promise<DurableTurnResult> => {
+    const tokens = loopOptions.tokens ?? (await loadTokens(loopOptions.encoding));
+    let current = head;
+    if ((await killedInvocation(context)) !== null) {
+      const closed = await closeKilledRun({ context, head, limits, tokens });
+      current = { head: closed.head, migrated: false };
+    }
     context.set(stateKeys.activeInvocation, context.request().id);
     const result = await runDurableTurn({
       context,
-      head,
+      head: current,
       limits,
       loopOptions,
-      tokens: loopOptions.tokens ?? (await loadTokens(loopOptions.encoding)),
+      tokens,
       action,
     }).catch((error: unknown) => {
       // loopkeeper's own errors are deterministic (a bad option, a broken log, a decision for a
@@ -185,11 +197,21 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
       ),
 
       abort: restate.handlers.object.shared(
-        async (context: restate.ObjectSharedContext): Promise<{ aborted: boolean }> => {
+        async (context: restate.ObjectSharedContext): Promise<AbortResult> => {
           const invocation = await context.get<restate.InvocationId>(stateKeys.activeInvocation);
-          if (invocation === null) return { aborted: false };
+          if (invocation === null) return { aborted: false, invocationId: null };
           context.cancel(invocation);
-          return { aborted: true };
+          return { aborted: true, invocationId: invocation };
+        },
+      ),
+
+      close: restate.handlers.object.exclusive(
+        async (context: restate.ObjectContext): Promise<{ closed: string | null }> => {
+          if ((await killedInvocation(context)) === null) return { closed: null };
+          const loopOptions = terminalOnError(() => loop({ sessionId: context.key }));
+          const tokens = loopOptions.tokens ?? (await loadTokens(loopOptions.encoding));
+          const head = await readHead(context);
+          return { closed: (await closeKilledRun({ context, head, limits, tokens })).runId };
         },
       ),
 

@@ -1,5 +1,6 @@
 import type { SessionEvent } from 'loopkeeper';
 import type { DurableTurnResult, TelemetryRecord } from 'loopkeeper/restate';
+import { abortLoopSession } from 'loopkeeper/restate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Cluster, eventually, startCluster } from './support/cluster.js';
 import { restateServerBinary } from './support/restate-server.js';
@@ -330,16 +331,68 @@ describe.skipIf('missing' in binary)('createLoopObject on a real restate-server'
           .effects()
           .find((line) => line[0] === 'tool' && line[1] === 'start' && line[3] === 'endless'),
       );
-      expect(await session.abort()).toEqual({ aborted: true });
+      expect(await session.abort()).toEqual({ aborted: true, invocationId: expect.any(String) });
       const result = await pending;
       expect(result.outcome).toBe('aborted');
       const history = await session.history();
       const toolResult = history.find((item) => item.kind === 'toolResult');
       expect(toolResult).toMatchObject({ isError: true });
-      expect(await session.abort()).toEqual({ aborted: false });
+      expect(await session.abort()).toEqual({ aborted: false, invocationId: null });
       const next = await session.send({ content: 'still here' });
       expect(next).toMatchObject({ outcome: 'completed', text: 'echo: still here' });
       expectWholeLog(await logOf(sessionId));
+    });
+  });
+
+  describe('abortLoopSession', () => {
+    it('kills a send stuck on a worker that cancellation cannot reach, closes its run, and the session goes on', async () => {
+      const sessionId = 'stuck-worker';
+      const session = cluster.session(sessionId);
+      const pending = Promise.resolve(
+        session.send({
+          content: plan([{ tools: [{ label: 'stuck', delayMs: 30_000 }] }, { text: 'never' }]),
+        }),
+      ).catch((error: unknown) => error);
+      const start = await eventually(() =>
+        cluster
+          .effects()
+          .find((line) => line[0] === 'tool' && line[1] === 'start' && line[3] === 'stuck'),
+      );
+      // The worker running the call stops answering, as one stuck in a blocking call would.
+      const stuck = cluster.workers.find((worker) => String(worker.pid) === start[4]);
+      if (stuck === undefined) throw new Error(`no worker has pid ${start[4]}`);
+      stuck.process.kill('SIGSTOP');
+      cluster.balancer.setTargets(
+        cluster.workers.filter((worker) => worker !== stuck).map((worker) => worker.url),
+      );
+      try {
+        const aborted = await abortLoopSession({
+          ingressUrl: cluster.server.ingressUrl,
+          adminUrl: cluster.server.adminUrl,
+          sessionId,
+          graceMs: 1_000,
+        });
+        expect(aborted).toMatchObject({ outcome: 'killed', closed: expect.any(String) });
+        expect(await pending).toBeInstanceOf(Error);
+        const events = await logOf(sessionId);
+        expectWholeLog(events);
+        const finished = events.find((event) => event.type === 'run-finished');
+        expect(finished).toMatchObject({ outcome: 'failed', error: { code: 'interrupted' } });
+        expect(await session.result({ runId: aborted.closed ?? '' })).toMatchObject({
+          outcome: 'failed',
+        });
+        const history = await session.history();
+        expect(history.find((item) => item.kind === 'toolResult')).toMatchObject({
+          isError: true,
+        });
+        expect(await session.send({ content: 'after the kill' })).toMatchObject({
+          outcome: 'completed',
+          text: 'echo: after the kill',
+        });
+        expectWholeLog(await logOf(sessionId));
+      } finally {
+        await cluster.replace(stuck);
+      }
     });
   });
 
