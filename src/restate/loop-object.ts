@@ -53,8 +53,9 @@ export interface LoopObjectOptions<Name extends string = typeof LOOP_OBJECT_NAME
   readonly loop: (options: { readonly sessionId: string }) => LoopObjectLoopOptions;
   /**
    * Restate's own options for the object (timeouts, retry policy, retention). Lazy state is on
-   * for the shared handlers unless you set `enableLazyState: false` (they then read only the
-   * keys they need, not the session's whole state); `send` always loads the state eagerly.
+   * unless you set `enableLazyState: false`: every handler reads only the keys it needs (a
+   * `send` the head, the latest compaction marker, the items it keeps and the events since),
+   * not the session's whole state.
    */
   readonly restate?: restate.ObjectOptions;
   /** Size limits per session (defaults: 4 MiB per entry, 8 MiB per log); see docs/distributed.md. */
@@ -161,35 +162,39 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
   return restate.object({
     name,
     handlers: {
-      send: eagerState(async (context: restate.ObjectContext, input: SendMessageInput) => {
-        const message = terminalOnError(() => parseSendInput(input));
-        const sessionId = context.key;
-        if (!isValidSessionId(sessionId)) {
-          throw new restate.TerminalError(`"${sessionId}" is not a valid loopkeeper session id`, {
-            errorCode: 400,
+      send: restate.handlers.object.exclusive(
+        async (context: restate.ObjectContext, input: SendMessageInput) => {
+          const message = terminalOnError(() => parseSendInput(input));
+          const sessionId = context.key;
+          if (!isValidSessionId(sessionId)) {
+            throw new restate.TerminalError(`"${sessionId}" is not a valid loopkeeper session id`, {
+              errorCode: 400,
+            });
+          }
+          const runId = message.runId ?? `${sessionId}:run-${context.rand.uuidv4()}`;
+          const recorded = await context.get<DurableTurnResult>(stateKeys.run(runId));
+          if (recorded !== null) {
+            await assertSameRunInput({ context, runId, content: message.content });
+            return recorded;
+          }
+          const head = await admitMessage({ context, content: message.content, limits });
+          const loopOptions = terminalOnError(() => loop({ sessionId }));
+          return runTurnIn(context, {
+            head,
+            loopOptions,
+            action: { type: 'message', content: message.content, runId },
           });
-        }
-        const runId = message.runId ?? `${sessionId}:run-${context.rand.uuidv4()}`;
-        const recorded = await context.get<DurableTurnResult>(stateKeys.run(runId));
-        if (recorded !== null) {
-          await assertSameRunInput({ context, runId, content: message.content });
-          return recorded;
-        }
-        const head = await admitMessage({ context, content: message.content, limits });
-        const loopOptions = terminalOnError(() => loop({ sessionId }));
-        return runTurnIn(context, {
-          head,
-          loopOptions,
-          action: { type: 'message', content: message.content, runId },
-        });
-      }),
+        },
+      ),
 
-      approve: eagerState(async (context: restate.ObjectContext, input: ApproveInput) => {
-        const decisions = terminalOnError(() => parseApproveInput(input));
-        const head = await readHead(context);
-        const loopOptions = terminalOnError(() => loop({ sessionId: context.key }));
-        return runTurnIn(context, { head, loopOptions, action: { type: 'decide', decisions } });
-      }),
+      approve: restate.handlers.object.exclusive(
+        async (context: restate.ObjectContext, input: ApproveInput) => {
+          const decisions = terminalOnError(() => parseApproveInput(input));
+          const head = await readHead(context);
+          const loopOptions = terminalOnError(() => loop({ sessionId: context.key }));
+          return runTurnIn(context, { head, loopOptions, action: { type: 'decide', decisions } });
+        },
+      ),
 
       pending: restate.handlers.object.shared(
         async (context: restate.ObjectSharedContext): Promise<readonly PendingApproval[]> =>
@@ -258,18 +263,6 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
 
 /** The object's type, for typed clients: `objectClient<LoopObject>({name: 'loopkeeper'}, id)`. */
 export type LoopObject = ReturnType<typeof createLoopObject<typeof LOOP_OBJECT_NAME>>;
-
-/**
- * An exclusive handler with eager state: a send reads the whole log anyway, and one start
- * message carrying the state is much faster than a round trip per read. `limits` keep that
- * state within the server's per-invocation memory; the shared handlers read lazily, so they
- * answer whatever the state's size.
- */
-function eagerState<Input, Output>(
-  handler: (context: restate.ObjectContext, input: Input) => Promise<Output>,
-) {
-  return restate.handlers.object.exclusive({ enableLazyState: false }, handler);
-}
 
 /** Bad input is the caller's mistake: retrying cannot fix it, so it is terminal. */
 function terminalOnError<T>(parse: () => T): T {

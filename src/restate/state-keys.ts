@@ -5,6 +5,10 @@ export const stateKeys = {
   /** The last seq, as the first layout kept it (read once, then replaced by `head`). */
   lastSeq: 'lastSeq',
   event: (seq: number) => `event:${seq}`,
+  /** Seqs of the events of one indexed type, `INDEX_CHUNK` per key, in order. */
+  index: (type: string, chunk: number) => `index:${type}:${chunk}`,
+  /** The seq of the event that holds an item (an append, or a marker's inline item). */
+  item: (id: string) => `item:${id}`,
   telemetryCount: 'telemetryCount',
   telemetry: (seq: number) => `telemetry:${seq}`,
   run: (runId: string) => `run:${runId}`,
