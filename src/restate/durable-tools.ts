@@ -68,11 +68,11 @@ export function durableTools({
 }
 
 /**
- * For a tool that is not `idempotent`, a journaled step before the call: once it is recorded,
+ * A journaled step before each call: once it is recorded, for a tool that is not `idempotent`,
  * an attempt that finds it in the journal (a retry after a worker or server crash) while the
  * call's own result is not there knows the call may have run, and does not run it blindly.
  * The SDK resolves a step only after the server stored it, so the mark is durable before the
- * tool starts. Idempotent tools need no mark: they run again, with the same key.
+ * tool starts. An idempotent tool runs again, with the same key.
  */
 async function startStep({
   steps,
@@ -83,13 +83,14 @@ async function startStep({
   readonly callId: string;
   readonly tool: AnyToolDefinition;
 }): Promise<{ readonly firstAttempt: boolean } | undefined> {
-  if (tool.idempotent === true) return { firstAttempt: true };
+  // Marked for idempotent tools too, so the steps of parallel calls stay in one batch.
   let firstAttempt = false;
   const mark = await steps.attempt(`tool ${callId} started`, async () => {
     firstAttempt = true;
     return { ok: true, value: null };
   });
-  return mark === undefined ? undefined : { firstAttempt };
+  if (mark === undefined) return undefined;
+  return { firstAttempt: firstAttempt || tool.idempotent === true };
 }
 
 function interrupted(name: string): StepOutcome<unknown> {

@@ -145,6 +145,8 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
       // call nobody waits for): a retry would fail the same way. Anything else (the SDK's own
       // signals) passes as it is.
       if (!LoopkeeperError.isInstance(error)) throw error;
+      // The invocation ends here, its run closed or never started: it is not a killed one.
+      context.clear(stateKeys.activeInvocation);
       throw new restate.TerminalError(`The loop failed: ${describeThrownText(error)}`, {
         errorCode: ApprovalError.isInstance(error) ? 409 : 500,
       });
