@@ -26,7 +26,7 @@ export interface SessionHead {
 }
 
 /** Events read per batch of state reads: one round trip each with lazy state. */
-const READ_BATCH = 128;
+const READ_BATCH = 1024;
 
 /**
  * The head, or for a session of the first layout the head rebuilt from its `lastSeq` and its
