@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors/config-error.js';
 import { DurableStepError } from '../errors/durable-step-error.js';
+import { LOOP_OBJECT_NAME } from './loop-object.js';
 import type { AbortResult } from './loop-object-types.js';
 
 export interface AbortLoopSessionOptions {
@@ -53,7 +54,7 @@ export async function abortLoopSession({
   ingressUrl,
   adminUrl,
   sessionId,
-  name = 'loopkeeper',
+  name = LOOP_OBJECT_NAME,
   graceMs = 5_000,
   headers = {},
 }: AbortLoopSessionOptions): Promise<AbortLoopSessionResult> {

@@ -54,7 +54,7 @@ export class RestateStateStore implements IndexedSessionStore {
   readonly #chunks = new Map<string, readonly number[]>();
   #head: SessionHead | undefined;
   /**
-   * State reads run one at a time: SDK 1.14 fails an invocation that awaits two of its
+   * Reads and appends run one at a time: SDK 1.14 fails an invocation that awaits two of its
    * promises separately at once ("awaitNext already pending"), and a loop's open asks for
    * several index lookups together.
    */
@@ -76,9 +76,16 @@ export class RestateStateStore implements IndexedSessionStore {
     options: AppendOptions = {},
   ): Promise<readonly SessionEvent[]> {
     this.#assertOwnSession(sessionId);
+    return this.#serially(() => this.#append(events, options));
+  }
+
+  async #append(
+    events: readonly NewSessionEvent[],
+    { expectedSeq }: AppendOptions,
+  ): Promise<readonly SessionEvent[]> {
+    const sessionId = this.#sessionId;
     const head = await this.head();
     const { lastSeq } = head;
-    const { expectedSeq } = options;
     if (expectedSeq !== undefined && expectedSeq !== lastSeq) {
       const stored = await this.#alreadyStored(events, expectedSeq, lastSeq);
       if (stored !== undefined) return stored;
