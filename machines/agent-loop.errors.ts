@@ -1,8 +1,9 @@
 /**
- * How the loop machine records a failure: a plain, JSON-safe `SerializedError`. Pure and
- * self-contained, so the machine imports no values from the runtime; the runtime's
- * `serializeError` is this same function.
+ * How the loop machine records a failure: a plain, JSON-safe `SerializedError`. The description
+ * comes from `describeThrown`, a pure module that imports nothing; the machine loads no other
+ * value from `src/`. The runtime's `serializeError` is this same function.
  */
+import { describeThrown } from '../src/errors/describe-thrown.js';
 import type { SerializedError } from '../src/events/telemetry-events.js';
 
 /** The marker every loopkeeper error carries (`LoopkeeperError`), a global symbol. */
@@ -22,16 +23,6 @@ function isLoopkeeperError(value: unknown): value is { readonly code: unknown } 
   );
 }
 
-function messageOf(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (typeof value !== 'object' || value === null) return String(safely(() => String(value)));
-  const message = safely(() => (value as { message?: unknown }).message);
-  if (typeof message === 'string') return message;
-  const json = safely(() => JSON.stringify(value));
-  if (typeof json === 'string' && json !== '{}') return json;
-  return safely(() => String(value)) ?? '(a thrown value that cannot be described)';
-}
-
 /**
  * A description of any thrown value. Total: a hostile value (a throwing getter, a Proxy) is
  * described, never rethrown. A loopkeeper error keeps its code; anything else is `unexpected`,
@@ -47,17 +38,9 @@ function messageOf(value: unknown): string {
  * ```
  */
 export function serializeFailure(error: unknown): SerializedError {
-  const object = typeof error === 'object' && error !== null;
-  // A name counts only beside a real message, as in the runtime's `describeThrown`.
-  const named =
-    object && typeof safely(() => (error as { message?: unknown }).message) === 'string';
-  const name = named ? safely(() => (error as { name?: unknown }).name) : undefined;
+  const { name, message } = describeThrown(error);
   const code = isLoopkeeperError(error) ? safely(() => error.code) : undefined;
-  return {
-    name: typeof name === 'string' && name !== '' ? name : 'Error',
-    code: typeof code === 'string' ? code : 'unexpected',
-    message: messageOf(error),
-  };
+  return { name, code: typeof code === 'string' ? code : 'unexpected', message };
 }
 
 /** A failure the machine itself decides on (an overflow, a discarded mutation). */

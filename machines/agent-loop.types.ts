@@ -12,6 +12,12 @@ export interface MutatorDescriptor {
 }
 
 export interface AgentLoopInput {
+  /**
+   * What the runtime's invoked actors work with (loopkeeper's `LoopServices`: session, model,
+   * tools, compactor, telemetry sink), carried for them. The machine never reads it and keeps
+   * none of it in its context, which stays small and serializable.
+   */
+  readonly services?: object;
   readonly sessionId: string;
   /**
    * Tells this loop instance's run ids apart from another process's on the same session, for

@@ -15,7 +15,6 @@
 export { agentLoopMachine } from '../machines/agent-loop.machine.js';
 export type { AgentLoopInput } from '../machines/agent-loop.types.js';
 export {
-  agentSummarizer,
   type CompactionBackend,
   type CompactionStrategy,
   contextWindowTrigger,
@@ -59,6 +58,7 @@ export {
   type SessionStore,
 } from './log/index.js';
 export { type ModelAdapter, openAIChatModel } from './model/index.js';
+export { agentSummarizer } from './runtime/agent-summarizer.js';
 export {
   type AgentLoopActor,
   type AgentLoopLogic,

@@ -148,6 +148,8 @@ export async function emergencyPruneWith(
     tokensAfter,
     effective: deps.isEffective(output, budget, input),
     fits: tokensAfter <= limit,
+    budget,
+    latestTurnTokens: prunedFacts.latestTurnTokens,
     metadata: {
       trigger: deps.triggerFacts(decision),
       budget,

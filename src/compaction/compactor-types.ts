@@ -5,7 +5,9 @@ import type { DropReasoningOptions } from './strategies/drop-reasoning.js';
 import type { PruneToolResultsOptions } from './strategies/prune-tool-results.js';
 import type { SummarizeOlderOptions } from './strategies/summarize-older.js';
 import type {
+  CompactingLoop,
   CompactionBackend,
+  CompactionBudget,
   CompactionReason,
   CompactionStrategy,
   CompactionTier,
@@ -32,6 +34,10 @@ export interface CompactOutcome {
 export interface EmergencyOutcome extends CompactOutcome {
   /** Whether the result is under the budget's `maxTokens`; false only when the latest turn alone is larger. */
   readonly fits: boolean;
+  /** The budget the prune worked to. */
+  readonly budget: CompactionBudget;
+  /** Tokens of the latest turn as the prune found it, for telling what is too large. */
+  readonly latestTurnTokens: number;
 }
 
 export interface CompactInput {
@@ -46,6 +52,8 @@ export interface CompactInput {
   readonly originalOf?: (item: Item) => Item | undefined;
   /** The mutation point the loop compacts at, passed to every trigger call (see `TriggerInput.point`). */
   readonly point?: MutationPoint;
+  /** The loop that compacts, passed to the summary backend (see `CompactingLoop`). */
+  readonly loop?: CompactingLoop;
 }
 
 export interface EmergencyPruneInput {

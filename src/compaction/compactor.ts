@@ -174,10 +174,13 @@ function buildCompactor({
     const { decision, budget, tokensBefore } = budgetFor(input);
     const request = { reason, budget };
     const originalOf = originalsWithin(transcript, input.originalOf);
-    const context =
-      backend === undefined
-        ? { tokens, signal, originalOf }
-        : { tokens, backend, signal, originalOf };
+    const context = {
+      tokens,
+      signal,
+      originalOf,
+      ...(backend === undefined ? {} : { backend }),
+      ...(input.loop === undefined ? {} : { loop: input.loop }),
+    };
 
     const tier1 =
       reason === 'payload_too_large'
@@ -252,6 +255,7 @@ function buildCompactor({
       point,
       ...(reported === undefined ? {} : { reported }),
       ...(input.overheadTokens === undefined ? {} : { overheadTokens: input.overheadTokens }),
+      ...(input.loop === undefined ? {} : { loop: input.loop }),
     };
     let outcome: CompactOutcome;
     let summaryError: CompactionError | undefined;

@@ -42,7 +42,6 @@ export {
 } from './strategies/prune-largest-tool-results.js';
 export { type PruneToolResultsOptions, pruneToolResults } from './strategies/prune-tool-results.js';
 export { type SummarizeOlderOptions, summarizeOlder } from './strategies/summarize-older.js';
-export { type AgentSummarizerOptions, agentSummarizer } from './summarizers/agent.js';
 export { summaryInputTokens } from './summarizers/chunk-input.js';
 export {
   type ExtractiveSummarizerOptions,

@@ -1,3 +1,5 @@
+import type { AnyActorRef } from 'xstate';
+import type { TelemetryEvent } from '../events/telemetry-events.js';
 import type { CompactionReason, CompactionTier } from '../log/events.js';
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
@@ -26,10 +28,27 @@ export interface CompactionRequest {
   readonly budget: CompactionBudget;
 }
 
+/**
+ * The loop a compaction runs for, handed down explicitly (mutation input → compactor →
+ * strategy context → summary request) to the backends that need it: the agent summarizer
+ * spawns its child loop under `actor` and reports the child's telemetry through `emit`.
+ * Absent when no loop compacts (the CLI's `compact`, a host calling a compactor directly).
+ */
+export interface CompactingLoop {
+  readonly sessionId: string;
+  readonly runId: string;
+  /** The loop's invoked actor doing the compaction: child actors are spawned under it. */
+  readonly actor: AnyActorRef;
+  /** Hands a telemetry event to the compacting loop's listeners. */
+  emit(event: TelemetryEvent): void;
+}
+
 export interface CompactionContext {
   readonly tokens: TokenCounter;
   readonly backend?: CompactionBackend;
   readonly signal: AbortSignal;
+  /** The loop that compacts, when one does (see `CompactingLoop`). */
+  readonly loop?: CompactingLoop;
   /**
    * The original of an item that stands in for another (a pruned tool result), as the session
    * log holds it; undefined for an item that is its own original. Summaries read originals, so
@@ -58,6 +77,8 @@ export interface SummaryRequest {
   /** The size the summary is cut to afterwards: a backend that writes within it loses nothing to the cut. */
   readonly maxTokens?: number;
   readonly signal: AbortSignal;
+  /** The loop that compacts, when one does (see `CompactingLoop`). */
+  readonly loop?: CompactingLoop;
 }
 
 export interface SummaryResult {
@@ -134,6 +155,8 @@ export interface MutationInput {
   readonly reported?: TriggerInput['reported'];
   readonly overheadTokens?: number;
   readonly signal: AbortSignal;
+  /** The loop that runs the mutator (see `CompactingLoop`). */
+  readonly loop?: CompactingLoop;
 }
 
 export interface MutationMarker {

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { type Actor, createActor, type InspectionEvent, type Observer } from 'xstate';
+import { Actor, type ActorOptions, type InspectionEvent, type Observer } from 'xstate';
 import {
   DEFAULT_MAX_CONSECUTIVE_COMPACTIONS,
   DEFAULT_MAX_STEPS_PER_RUN,
 } from '../../machines/agent-loop.helpers.js';
-import type { agentLoopMachine } from '../../machines/agent-loop.machine.js';
 import type { AgentLoopInput } from '../../machines/agent-loop.types.js';
 import type { Compactor } from '../compaction/compactor.js';
 import type { LoopMutator } from '../compaction/types.js';
@@ -15,10 +14,10 @@ import type { SessionStore } from '../log/store.js';
 import type { ModelAdapter } from '../model/types.js';
 import type { TokenCounter, TokenEncoding } from '../tokens/types.js';
 import { DEFAULT_MAX_PARALLEL_TOOLS } from '../tools/execute-tool-calls.js';
-import { createToolRegistry } from '../tools/tool-registry.js';
 import type { AnyToolDefinition } from '../tools/types.js';
 import { createItemId } from '../transcript/ids.js';
-import { bindLoopContext, createLoopActorContext, type LoopMachine } from './loop-actors.js';
+import { type LoopMachine, loopMachine } from './loop-actors.js';
+import { LoopServices } from './loop-services.js';
 import { type InterruptedRunPolicy, LoopSession } from './loop-session.js';
 
 export interface AgentLoopOptions {
@@ -58,10 +57,23 @@ export interface OpenAgentLoopOptions extends AgentLoopOptions {
   readonly interrupted?: InterruptedRunPolicy;
 }
 
-export type AgentLoopActor = Actor<typeof agentLoopMachine> & {
+/**
+ * An agent loop: the XState actor of the loop machine (start it, send it events, listen with
+ * `on`), with the session behind it as a field of its own rather than one patched on.
+ */
+export class AgentLoopActor extends Actor<LoopMachine> {
   /** The session behind the loop: its store, id and effective history. */
   readonly session: LoopSession;
-};
+
+  constructor(
+    { logic, input, session }: AgentLoopLogic,
+    /** An inspector, or the parent actor of a loop that runs as another actor's child. */
+    options: Pick<ActorOptions<LoopMachine>, 'inspect' | 'parent'> = {},
+  ) {
+    super(logic, { ...options, input });
+    this.session = session;
+  }
+}
 
 /** The loop's machine with its actors bound, for spawning it inside a host machine. */
 export interface AgentLoopLogic {
@@ -122,7 +134,6 @@ export function createAgentLoopLogic({
       { code: 'config' },
     );
   }
-  createToolRegistry(tools);
   // Every store names files or keys after the id: refuse a bad one now, not at the first run.
   assertValidSessionId(sessionId);
   const session = new LoopSession({
@@ -132,7 +143,8 @@ export function createAgentLoopLogic({
     interrupted,
     ...(tokens === undefined ? {} : { tokens }),
   });
-  const context = createLoopActorContext({
+  // Builds and checks the tool registry, so a bad tool list fails here.
+  const services = new LoopServices({
     session,
     model,
     tools,
@@ -143,8 +155,9 @@ export function createAgentLoopLogic({
     maxParallelTools,
   });
   return {
-    logic: bindLoopContext(context),
+    logic: loopMachine(),
     input: {
+      services,
       sessionId,
       // Run ids of runs whose sender chose none stay unique across processes and restarts.
       instance: randomUUID().slice(0, 8),
@@ -180,15 +193,10 @@ export function createAgentLoopLogic({
  * ```
  */
 export function createAgentLoop({ inspect, ...options }: AgentLoopOptions): AgentLoopActor {
-  return loopActorOf(createAgentLoopLogic(options), inspect);
-}
-
-function loopActorOf(
-  { logic, input, session }: AgentLoopLogic,
-  inspect: AgentLoopOptions['inspect'],
-): AgentLoopActor {
-  const actor = createActor(logic, { input, ...(inspect === undefined ? {} : { inspect }) });
-  return Object.assign(actor, { session });
+  return new AgentLoopActor(
+    createAgentLoopLogic(options),
+    inspect === undefined ? {} : { inspect },
+  );
 }
 
 /**
@@ -225,7 +233,7 @@ export async function openAgentLoop({
     unfinished === null
       ? agent.input
       : { ...agent.input, resume: { runId: unfinished.runId, steps: unfinished.steps } };
-  return loopActorOf({ ...agent, input }, inspect);
+  return new AgentLoopActor({ ...agent, input }, inspect === undefined ? {} : { inspect });
 }
 
 function validateOptions(options: {

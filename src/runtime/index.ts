@@ -6,6 +6,7 @@
 export { ApprovalError } from '../errors/approval-error.js';
 export type * from '../events/telemetry-events.js';
 export { TELEMETRY_EVENT_TYPES } from '../events/telemetry-events.js';
+export { type AgentSummarizerOptions, agentSummarizer } from './agent-summarizer.js';
 export {
   type AgentLoopActor,
   type AgentLoopLogic,

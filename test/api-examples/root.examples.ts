@@ -85,7 +85,7 @@ export async function example_agentLoopMachine(): Promise<void> {
   console.log(agentLoopMachine.id);
 }
 
-// agentSummarizer: src/compaction/summarizers/agent.ts
+// agentSummarizer: src/runtime/agent-summarizer.ts
 export async function example_agentSummarizer(): Promise<void> {
   const compactor = createCompactor({
     trigger: tokenBudgetTrigger({ maxTokens: 32_000 }),

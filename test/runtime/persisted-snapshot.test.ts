@@ -41,8 +41,11 @@ describe('getPersistedSnapshot of a loop', () => {
     const restored = createActor(logic, { input, snapshot: persisted }).start();
     expect(restored.getSnapshot().value).toBe('idle');
     const finished = new Promise((resolve) => restored.on('RunFinished', resolve));
+    // Telemetry of the invoked actors reaches a restored loop's listeners too.
+    const inference = new Promise((resolve) => restored.on('InferenceStarted', resolve));
     restored.send({ type: 'user.message', content: 'and again' });
     await expect(finished).resolves.toMatchObject({ outcome: 'completed' });
+    await expect(inference).resolves.toMatchObject({ step: 1 });
     expect(restored.getSnapshot().context.runs).toBe(2);
     expect(session.items.map((item) => item.kind)).toEqual([
       'user',

@@ -1,5 +1,6 @@
 import {
   createAgentLoop,
+  createAgentLoopLogic,
   createCompactor,
   createTelemetryHub,
   defineTool,
@@ -10,6 +11,7 @@ import {
 import { ScriptedModel } from 'loopkeeper/testing';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { createActor, createMachine } from 'xstate';
 import type { TelemetryEvent } from '../../src/events/telemetry-events.js';
 import { forward } from '../../src/runtime/actors/loop-actor-context.js';
 import { recordTelemetry, sharedTokenCounter } from '../support/loop-harness.js';
@@ -132,7 +134,7 @@ describe('telemetry', () => {
     loop.stop();
   });
 
-  it("forward hands an invoked actor's event to the loop's emit scope, or sends loop.telemetry when there is none", () => {
+  it("hands an invoked actor's event to the loop's listeners through the loop's services, with no macrostep", async () => {
     const event: TelemetryEvent = {
       type: 'ToolCallStarted',
       sessionId: 's1',
@@ -141,16 +143,22 @@ describe('telemetry', () => {
       callId: 'call_1',
       toolName: 'clock',
     };
-    const emitted: unknown[] = [];
-    const sent: unknown[] = [];
-    const send = (message: unknown) => sent.push(message);
-    forward(
-      { _actorScope: { emit: (value: unknown) => emitted.push(value) }, send } as never,
-      event,
-    );
-    expect(emitted).toEqual([event]);
-    expect(sent).toEqual([]);
-    forward({ send } as never, event);
-    expect(sent).toEqual([{ type: 'loop.telemetry', event }]);
+    const agent = createAgentLoopLogic({ model: new ScriptedModel({ turns: [] }) });
+    const loop = createActor(agent.logic, { input: agent.input });
+    const heard: unknown[] = [];
+    loop.on('ToolCallStarted', (value) => heard.push(value));
+    loop.start();
+    const macrosteps: string[] = [];
+    loop.subscribe(() => macrosteps.push('step'));
+    forward(loop, event);
+    expect(heard).toEqual([event]);
+    expect(macrosteps).toEqual([]);
+    loop.stop();
+    // The services serve the actor they were created for, and no other.
+    const second = createActor(agent.logic, { input: agent.input }).getSnapshot();
+    expect(second.status).toBe('error');
+    expect(String(second.error)).toMatch(/already serve another actor/);
+    const foreign = createActor(createMachine({}));
+    expect(() => forward(foreign, event)).toThrow(/outside a loop made by createAgentLoop/);
   });
 });

@@ -120,7 +120,7 @@ export function summarizeOlder({
     requireNonNegative(owner, 'timeoutMs', timeoutMs, { positive: true });
   return {
     name: 'summarizeOlder',
-    async apply({ transcript, budget }, { tokens, backend, signal, originalOf }) {
+    async apply({ transcript, budget }, { tokens, backend, signal, originalOf, loop }) {
       if (backend === undefined) {
         throw new CompactionError('summarizeOlder needs a summarizer backend in its context', {
           code: 'no_backend',
@@ -176,6 +176,7 @@ export function summarizeOlder({
           maxTokens: summaryCap,
           signal,
           timeoutMs,
+          loop,
         });
         summary = goal === undefined || goal === '' ? result.text : withGoal(result.text, goal);
       }

@@ -3,7 +3,7 @@ import { CompactionError } from '../../errors/compaction-error.js';
 import { describeThrown } from '../../errors/describe-thrown.js';
 import type { Item } from '../../transcript/types.js';
 import { validateSummaryText } from '../summary.js';
-import type { CompactionBackend, SummaryResult } from '../types.js';
+import type { CompactingLoop, CompactionBackend, SummaryResult } from '../types.js';
 
 export interface CallSummaryBackendOptions {
   readonly backend: CompactionBackend;
@@ -15,6 +15,8 @@ export interface CallSummaryBackendOptions {
   readonly signal: AbortSignal;
   /** Ends the call with a `CompactionError` (code `summary_timeout`) when it takes longer. */
   readonly timeoutMs?: number | undefined;
+  /** The loop that compacts, handed to the backend (see `CompactingLoop`). */
+  readonly loop?: CompactingLoop | undefined;
 }
 
 /** Settles with `promise`, or rejects as soon as `signal` aborts, whichever comes first. */
@@ -53,6 +55,7 @@ export async function callSummaryBackend({
   maxTokens,
   signal,
   timeoutMs,
+  loop,
 }: CallSummaryBackendOptions): Promise<SummaryResult> {
   if (signal.aborted) {
     throw new AbortedError('The summary was aborted before it started', { cause: signal.reason });
@@ -65,6 +68,7 @@ export async function callSummaryBackend({
       signal: callSignal,
       ...(previousSummary === undefined ? {} : { previousSummary }),
       ...(maxTokens === undefined ? {} : { maxTokens }),
+      ...(loop === undefined ? {} : { loop }),
     }),
   );
   // A backend that answers after we gave up must not surface as an unhandled rejection.

@@ -1,10 +1,8 @@
 import type { CompactionStepInput, CompactOutput } from '../../../machines/agent-loop.types.js';
 import { CompactionError } from '../../errors/compaction-error.js';
 import { MutatorError } from '../../errors/mutator-error.js';
-import type { TelemetryEvent } from '../../events/telemetry-events.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
-import { runInCompactionScope } from '../compaction-scope.js';
-import { forward, loopActor, recordReplacement } from './loop-actor-context.js';
+import { compactingLoop, loopActor, recordReplacement } from './loop-actor-context.js';
 import { withTypedFailures } from './typed-failure.js';
 
 /** The tiered compaction; a result that breaks the protocol is reported, never logged. */
@@ -14,26 +12,19 @@ export const compactActor = loopActor<CompactOutput, CompactionStepInput>(
     const tokens = await session.tokens();
     const previous = session.items;
     const started = performance.now();
-    const scope = {
-      parent: self,
-      sessionId: input.sessionId,
-      runId: input.runId,
-      forward: (event: TelemetryEvent) => forward(input.loop, event),
-    };
     const outcome = await withTypedFailures(
       () =>
-        runInCompactionScope(scope, () =>
-          compactor.compact({
-            transcript: previous,
-            tokens,
-            reason: input.reason,
-            point: input.point,
-            signal,
-            originalOf: (item) => session.originalOf(item),
-            ...(session.reported === undefined ? {} : { reported: session.reported }),
-            overheadTokens: overhead.measure(session, tokens),
-          }),
-        ),
+        compactor.compact({
+          transcript: previous,
+          tokens,
+          reason: input.reason,
+          point: input.point,
+          signal,
+          originalOf: (item) => session.originalOf(item),
+          ...(session.reported === undefined ? {} : { reported: session.reported }),
+          overheadTokens: overhead.measure(session, tokens),
+          loop: compactingLoop(input, self),
+        }),
       (description, cause) =>
         new CompactionError(`The compaction failed: ${description}`, { cause }),
     );

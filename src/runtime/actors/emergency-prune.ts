@@ -2,27 +2,19 @@ import type {
   CompactionStepInput,
   EmergencyPruneOutput,
 } from '../../../machines/agent-loop.types.js';
-import type { CompactionBudget } from '../../compaction/types.js';
+import type { EmergencyOutcome } from '../../compaction/compactor-types.js';
 import { CompactionError } from '../../errors/compaction-error.js';
 import { MutatorError } from '../../errors/mutator-error.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
 import { loopActor, recordReplacement } from './loop-actor-context.js';
 import { withTypedFailures } from './typed-failure.js';
 
-/** The budget the prune worked to, as the compactor records it in the outcome's metadata. */
-function budgetOf(metadata: Readonly<Record<string, unknown>>): CompactionBudget | undefined {
-  return metadata['budget'] as CompactionBudget | undefined;
-}
-
 /**
  * Says which part of what every request must hold (the latest turn and the summary of earlier
  * work, besides the instructions and tool schemas) is too large for the budget, in tokens.
  */
-function floorDetail(metadata: Readonly<Record<string, unknown>>, tokensAfter: number): string {
-  const budget = budgetOf(metadata);
-  const facts = metadata['emergency'] as { latestTurnTokens?: number } | undefined;
-  const limit = budget?.limitTokens ?? budget?.maxTokens ?? 0;
-  const latest = facts?.latestTurnTokens ?? 0;
+function floorDetail({ budget, latestTurnTokens: latest, tokensAfter }: EmergencyOutcome): string {
+  const limit = budget.limitTokens ?? budget.maxTokens;
   const summary = Math.max(0, tokensAfter - latest);
   const part =
     latest > limit
@@ -78,8 +70,7 @@ export const emergencyPruneActor = loopActor<EmergencyPruneOutput, CompactionSte
     const fits = outcome.fits && (input.reason === 'threshold' || reduced);
     if (fits) {
       // Over the line but within the window: the next steps hold until the transcript grows.
-      const budget = budgetOf(outcome.metadata);
-      if (budget !== undefined && outcome.tokensAfter > budget.maxTokens) {
+      if (outcome.tokensAfter > outcome.budget.maxTokens) {
         floor.set({
           runId: input.runId,
           estimate: session.estimateTokens(tokens),
@@ -94,7 +85,7 @@ export const emergencyPruneActor = loopActor<EmergencyPruneOutput, CompactionSte
       status: 'too_large',
       changed,
       ...base,
-      detail: floorDetail(outcome.metadata, outcome.tokensAfter),
+      detail: floorDetail(outcome),
     };
   },
 );

@@ -1,10 +1,8 @@
 import type { RunMutatorInput, RunMutatorOutput } from '../../../machines/agent-loop.types.js';
 import { MutatorError } from '../../errors/mutator-error.js';
-import type { TelemetryEvent } from '../../events/telemetry-events.js';
 import type { ProtocolProblem } from '../../transcript/types.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
-import { runInCompactionScope } from '../compaction-scope.js';
-import { forward, loopActor, recordReplacement } from './loop-actor-context.js';
+import { compactingLoop, loopActor, recordReplacement } from './loop-actor-context.js';
 import { withTypedFailures } from './typed-failure.js';
 
 /** Runs one host mutator; a changed transcript is validated before it is logged. */
@@ -14,25 +12,18 @@ export const runMutatorActor = loopActor<RunMutatorOutput, RunMutatorInput>(
     if (mutator === undefined) throw new MutatorError(`No mutator named "${input.mutator}"`);
     const previous = session.items;
     const tokens = await session.tokens();
-    // A compactor used as a plain mutator may summarize too; its backend sees this loop.
-    const scope = {
-      parent: self,
-      sessionId: input.sessionId,
-      runId: input.runId,
-      forward: (event: TelemetryEvent) => forward(input.loop, event),
-    };
     const output = await withTypedFailures(
       async () =>
-        runInCompactionScope(scope, () =>
-          mutator.mutate({
-            transcript: previous,
-            tokens,
-            point: input.point,
-            signal,
-            ...(session.reported === undefined ? {} : { reported: session.reported }),
-            overheadTokens: overhead.measure(session, tokens),
-          }),
-        ),
+        mutator.mutate({
+          transcript: previous,
+          tokens,
+          point: input.point,
+          signal,
+          ...(session.reported === undefined ? {} : { reported: session.reported }),
+          overheadTokens: overhead.measure(session, tokens),
+          // A compactor used as a plain mutator may summarize too; its backend sees this loop.
+          loop: compactingLoop(input, self),
+        }),
       (description, cause) =>
         new MutatorError(`The mutator "${mutator.name}" failed: ${description}`, { cause }),
     );

@@ -1,23 +1,25 @@
-import { createActor, type InspectionEvent, type Observer } from 'xstate';
-import { AbortedError } from '../../errors/aborted-error.js';
-import { CompactionError } from '../../errors/compaction-error.js';
-import { ConfigError } from '../../errors/config-error.js';
-import type { TelemetryEvent } from '../../events/telemetry-events.js';
-import { MemorySessionStore } from '../../log/memory-store.js';
-import type { ModelAdapter } from '../../model/types.js';
-import { currentCompactionScope } from '../../runtime/compaction-scope.js';
-import { type AgentLoopActor, createAgentLoopLogic } from '../../runtime/create-agent-loop.js';
-import { isLoopRunning } from '../../runtime/is-loop-running.js';
-import { runTurn } from '../../runtime/run-turn.js';
-import { createTokenCounter } from '../../tokens/create-token-counter.js';
-import type { TokenCounter, TokenEncoding } from '../../tokens/types.js';
-import { createToolRegistry } from '../../tools/tool-registry.js';
-import type { AnyToolDefinition } from '../../tools/types.js';
-import { validateSummaryText } from '../summary.js';
-import type { CompactionBackend, SummaryRequest, SummaryResult } from '../types.js';
-import { DEFAULT_SUMMARY_INPUT_TOKENS } from './chunk-input.js';
-import { renderSummaryInput } from './render.js';
-import { DEFAULT_SUMMARY_PROMPT, summaryUserMessage } from './summary-prompt.js';
+import type { InspectionEvent, Observer } from 'xstate';
+import { DEFAULT_SUMMARY_INPUT_TOKENS } from '../compaction/summarizers/chunk-input.js';
+import { renderSummaryInput } from '../compaction/summarizers/render.js';
+import {
+  DEFAULT_SUMMARY_PROMPT,
+  summaryUserMessage,
+} from '../compaction/summarizers/summary-prompt.js';
+import { validateSummaryText } from '../compaction/summary.js';
+import type { CompactionBackend, SummaryRequest, SummaryResult } from '../compaction/types.js';
+import { AbortedError } from '../errors/aborted-error.js';
+import { CompactionError } from '../errors/compaction-error.js';
+import { ConfigError } from '../errors/config-error.js';
+import type { TelemetryEvent } from '../events/telemetry-events.js';
+import { MemorySessionStore } from '../log/memory-store.js';
+import type { ModelAdapter } from '../model/types.js';
+import { createTokenCounter } from '../tokens/create-token-counter.js';
+import type { TokenCounter, TokenEncoding } from '../tokens/types.js';
+import { createToolRegistry } from '../tools/tool-registry.js';
+import type { AnyToolDefinition } from '../tools/types.js';
+import { AgentLoopActor, createAgentLoopLogic } from './create-agent-loop.js';
+import { isLoopRunning } from './is-loop-running.js';
+import { runTurn } from './run-turn.js';
 
 export interface AgentSummarizerOptions {
   /** The summarizing agent's model; it can be smaller and cheaper than the agent's own. */
@@ -94,11 +96,12 @@ export function agentSummarizer(options: AgentSummarizerOptions): CompactionBack
     transcript,
     previousSummary,
     signal,
+    loop,
   }: SummaryRequest): Promise<SummaryResult> {
     if (signal.aborted) throw new AbortedError('The agent summary was aborted before it started');
     counter ??= createTokenCounter({ encoding });
     const tokens = await counter;
-    const { logic, input, session } = createAgentLoopLogic({
+    const agent = createAgentLoopLogic({
       model,
       tools,
       instructions,
@@ -107,22 +110,16 @@ export function agentSummarizer(options: AgentSummarizerOptions): CompactionBack
       tokens,
       ...(toolTimeoutMs === undefined ? {} : { toolTimeoutMs }),
     });
-    const scope = currentCompactionScope();
-    const actor = createActor(logic, {
-      input,
-      ...(scope !== undefined
-        ? { parent: scope.parent }
-        : inspect === undefined
-          ? {}
-          : { inspect }),
-    });
-    const child: AgentLoopActor = Object.assign(actor, { session });
+    const child = new AgentLoopActor(
+      agent,
+      loop !== undefined ? { parent: loop.actor } : inspect === undefined ? {} : { inspect },
+    );
     const telemetry = child.on('*', (event) => {
       onTelemetry?.(event);
-      scope?.forward({
+      loop?.emit({
         type: 'ChildLoopEmitted',
-        sessionId: scope.sessionId,
-        runId: scope.runId,
+        sessionId: loop.sessionId,
+        runId: loop.runId,
         at: Date.now(),
         source: name,
         event,
