@@ -1,11 +1,9 @@
 import * as restate from '@restatedev/restate-sdk';
-import { LoopkeeperError } from 'loopkeeper';
+import { createTokenCounter, LoopkeeperError, LoopSession } from 'loopkeeper';
 import type { NewSessionEvent, SessionEvent } from 'loopkeeper/log';
 import { DurableSteps } from '../../../src/restate/durable-steps.js';
 import { jsonBytes, resolveLimits } from '../../../src/restate/limits.js';
 import { RestateStateStore } from '../../../src/restate/state-store.js';
-import { LoopSession } from '../../../src/runtime/loop-session.js';
-import { createTokenCounter } from '../../../src/tokens/create-token-counter.js';
 
 let tokens: ReturnType<typeof createTokenCounter> | undefined;
 
