@@ -8,7 +8,7 @@ export default defineConfig({
     // Docs examples import the package by name, as users do; tests run them against the source.
     alias: [
       { find: /^loopkeeper\/machines$/, replacement: source('./machines/agent-loop.machine.ts') },
-      { find: /^loopkeeper\/([a-z]+)$/, replacement: `${source('./src')}/$1/index.ts` },
+      { find: /^loopkeeper\/([a-z-]+)$/, replacement: `${source('./src')}/$1/index.ts` },
       { find: /^loopkeeper$/, replacement: source('./src/index.ts') },
     ],
   },

@@ -8,6 +8,10 @@
  * The extractive backend is the offline reference; `none` (no backend: structural tier and
  * emergency prune only) shows what the summary tier buys. With `OPENAI_API_KEY` set (and
  * optionally `LOOPKEEPER_QUALITY_MODEL`, default gpt-4o-mini) an `openai` backend runs too.
+ *
+ * `--ai-sdk` replays through the AI SDK's loop instead (`generateText` with its mock model and
+ * `compactionPrepareStep` from `loopkeeper/ai-sdk`; bench/suite/ai-sdk-quality.ts) and prints
+ * the same tables; it does not write docs/quality.md.
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -126,6 +130,14 @@ function verdict(reports: readonly CompactionQualityReport[]): string {
   return checks.map(([text, ok]) => `- ${ok ? 'met' : 'NOT met'}: ${text}`).join('\n');
 }
 
+const throughAiSdk = process.argv.includes('--ai-sdk');
+// The AI SDK driver imports `ai`; a computed specifier keeps it out of the default run.
+const aiSdkDriver: {
+  measureAiSdkCompactionQuality: typeof measureCompactionQuality;
+} | null = throughAiSdk
+  ? await import(new URL('./suite/ai-sdk-quality.ts', import.meta.url).href)
+  : null;
+const measure = aiSdkDriver?.measureAiSdkCompactionQuality ?? measureCompactionQuality;
 const tokens = await createTokenCounter();
 const fixtures = loadTranscriptFixtures();
 const started = performance.now();
@@ -136,7 +148,7 @@ for (const { name, backend, about } of backendCases()) {
     for (const fixture of fixtures) {
       const transcriptTokens = tokens.count(fromChatMessages(fixture.messages));
       reports.push(
-        await measureCompactionQuality({
+        await measure({
           name: fixture.file.replace(/\.json$/, ''),
           messages: fixture.messages,
           line: Math.floor(transcriptTokens * lineShare),
@@ -146,14 +158,15 @@ for (const { name, backend, about } of backendCases()) {
       );
     }
   }
-  const section = `## Backend: ${name}\n\n${about}.\n\n${table(reports)}\n\n${verdict(reports)}`;
+  const loop = throughAiSdk ? ', through the AI SDK loop' : '';
+  const section = `## Backend: ${name}${loop}\n\n${about}.\n\n${table(reports)}\n\n${verdict(reports)}`;
   console.log(`${section}\n`);
   sections.push(section);
 }
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 console.log(`Finished in ${seconds} s.`);
 
-if (process.argv.includes('--write')) {
+if (process.argv.includes('--write') && !throughAiSdk) {
   const machine = `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}; ${fixtures.length} transcripts × ${SHARES.length} lines per backend in ${seconds} s.`;
   const doc = `# Compaction quality
 

@@ -117,6 +117,8 @@ describe('the package entry points', () => {
     expect(Object.keys(manifest.exports).sort()).toEqual(
       [
         '.',
+        './ai-sdk',
+        './langchain',
         './compaction',
         './errors',
         './log',

@@ -21,6 +21,7 @@ import {
   pruneKeepingLast,
   toModelMessages,
 } from './peers/ai-sdk.js';
+import { prepareStepRequests } from './peers/ai-sdk-loopkeeper.js';
 import {
   createLangChainTokenCounter,
   langChainMessagesToItems,
@@ -182,6 +183,22 @@ function strategies(counter: TokenCounter, messagesOf: (name: string) => readonl
         replay.requests.map((request) =>
           modelMessagesToItems(pruneKeepingLast(toModelMessages(request), 10), request),
         ),
+    },
+    {
+      name: 'AI SDK + **loopkeeper** `prepareStep`',
+      how: "`compactionPrepareStep({compactor})` from `loopkeeper/ai-sdk` with the default compactor, given the history as AI SDK `ModelMessage`s before every step (no reported usage: the instructions' and tools' tokens are passed as `overheadTokens`)",
+      requests: (replay) =>
+        prepareStepRequests({
+          replay,
+          counter,
+          compactor: createCompactor({ trigger: trigger(replay), backend: extractiveSummarizer() }),
+        }),
+    },
+    {
+      name: 'AI SDK + **loopkeeper** `prepareStep`, cost-leaning',
+      how: 'the same with the cost-leaning compactor below',
+      requests: (replay) =>
+        prepareStepRequests({ replay, counter, compactor: costLeaningCompactor(replay) }),
     },
     {
       name: "pi's cut",
@@ -555,7 +572,7 @@ export async function costRetentionBench({
         `A floor for any strategy that sends every logged item once, whole, and nothing else besides the instructions and tools (or the smallest cached prefix): ${floor.map(formatCount).join(' / ')} billed under the four price models. "Logged tokens never sent" is the share of the unmanaged session's items that no request of the strategy shows, whole or changed: a strategy can bill less than that floor only by showing the model some of its own work cut, or not at all.`,
         `A floor for any strategy that also keeps all of the earlier work visible (the goal and every earlier path, error line and identifier, as its first 160 characters, beside each step's new items, cached as though it never changed, with no cache break and no kept item billed): ${keepingFloor.map(formatCount).join(' / ')}.`,
         "pi's row keeps only what pi's cut keeps: its summary is an LLM call, so its retention is a lower bound and its cost leaves out the summary's tokens; loopkeeper's rows include the extractive summary in every request that carries it, and no summarizer call is billed for either.",
-        'No management and the AI SDK rows have no token budget: requests over the window would be refused by the provider; they are billed as if they fit.',
+        'No management and the AI SDK `pruneMessages` rows have no token budget: requests over the window would be refused by the provider; they are billed as if they fit.',
         '![Cost against retention](benchmarks-cost-retention.svg)',
       ],
     },

@@ -49,6 +49,7 @@ export function summarizeSession({
     summary: 0,
     emergency: 0,
     mutator: 0,
+    provider: 0,
   };
   let runs = 0;
   let steps = 0;

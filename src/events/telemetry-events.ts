@@ -28,9 +28,29 @@ export interface InferenceStarted extends TelemetryBase {
   /** The model the request asks for, when the adapter names it (`ModelAdapter.model`). */
   readonly model?: string;
 }
+/** A piece of the answer's text, as a streaming adapter received it. */
 export interface InferenceDelta extends TelemetryBase {
   readonly type: 'InferenceDelta';
   readonly step: number;
+  readonly delta: string;
+}
+/** A piece of the answer's reasoning, as a streaming adapter received it. */
+export interface ReasoningDelta extends TelemetryBase {
+  readonly type: 'ReasoningDelta';
+  readonly step: number;
+  readonly delta: string;
+}
+/** A piece of one tool call's arguments (raw JSON text), while the model is still writing them. */
+export interface ToolCallDelta extends TelemetryBase {
+  readonly type: 'ToolCallDelta';
+  readonly step: number;
+  /** The call's position in the answer (0-based), the steady key while the answer streams. */
+  readonly index: number;
+  /** The id the model gave the call, once sent; the log keeps it unless it repeats an earlier id. */
+  readonly callId?: string;
+  /** The tool's name, once the model has sent it. */
+  readonly toolName?: string;
+  /** The next characters of the arguments; empty when the delta only names the call. */
   readonly delta: string;
 }
 export interface InferenceFinished extends TelemetryBase {
@@ -53,6 +73,14 @@ export interface ToolCallStarted extends TelemetryBase {
   readonly type: 'ToolCallStarted';
   readonly callId: string;
   readonly toolName: string;
+}
+/** A running tool reported progress through `ToolExecutionOptions.reportProgress`. */
+export interface ToolCallProgress extends TelemetryBase {
+  readonly type: 'ToolCallProgress';
+  readonly callId: string;
+  readonly toolName: string;
+  /** What the tool reported, as it gave it (telemetry only: the log does not keep it). */
+  readonly data: unknown;
 }
 export interface ToolCallFinished extends TelemetryBase {
   readonly type: 'ToolCallFinished';
@@ -148,11 +176,14 @@ export type TelemetryEvent =
   | RunStarted
   | InferenceStarted
   | InferenceDelta
+  | ReasoningDelta
+  | ToolCallDelta
   | InferenceFinished
   | InferenceFailed
   | ApprovalRequested
   | ApprovalDecided
   | ToolCallStarted
+  | ToolCallProgress
   | ToolCallFinished
   | MutationStarted
   | MutationFinished
@@ -183,11 +214,14 @@ export const TELEMETRY_EVENT_TYPES = [
   'RunStarted',
   'InferenceStarted',
   'InferenceDelta',
+  'ReasoningDelta',
+  'ToolCallDelta',
   'InferenceFinished',
   'InferenceFailed',
   'ApprovalRequested',
   'ApprovalDecided',
   'ToolCallStarted',
+  'ToolCallProgress',
   'ToolCallFinished',
   'MutationStarted',
   'MutationFinished',

@@ -13,6 +13,12 @@ import type { Item } from '../transcript/types.js';
  *   hash), `approval-requested` and `approval-decided`, so a run can be resumed in place and a
  *   run waiting for a person survives restarts. Logs of versions 1-3 have none of them and read
  *   as before; a version-3 reader refuses a version-4 log by its version, not by a type.
+ * - 5: provider data on reasoning. An assistant item's reasoning part may carry `providerData`,
+ *   an opaque JSON object keyed by provider (a thinking signature, encrypted reasoning, a server
+ *   item id) that is sent back byte-identical; appends refuse one that a JSON round trip would
+ *   change. A compaction marker's `tier` may be `provider` (the provider compacted the span
+ *   itself). Logs of versions 1-4 have neither and read unchanged; a version-4 reader refuses a
+ *   version-5 log by its version.
  *
  * @example
  * ```ts
@@ -23,10 +29,14 @@ import type { Item } from '../transcript/types.js';
  * for await (const event of store.read('s1')) console.log(event.v === SESSION_SCHEMA_VERSION);
  * ```
  */
-export const SESSION_SCHEMA_VERSION = 4;
+export const SESSION_SCHEMA_VERSION = 5;
 
 export type CompactionReason = 'threshold' | 'overflow' | 'payload_too_large' | 'manual';
-export type CompactionTier = 'structural' | 'summary' | 'emergency' | 'mutator';
+/**
+ * Which tier wrote a compaction marker. `provider`: the model provider compacted the span on its
+ * side (OpenAI's `context_management` compaction); the marker records what it replaced.
+ */
+export type CompactionTier = 'structural' | 'summary' | 'emergency' | 'mutator' | 'provider';
 
 /**
  * One entry of a replacement view: either a reference to an original item by id (kept as is),

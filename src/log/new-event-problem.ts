@@ -1,3 +1,4 @@
+import { reasoningDataProblem } from '../transcript/provider-data.js';
 import { SESSION_EVENT_TYPES } from './events.js';
 
 /** Fields an event offered for appending may carry; none is trusted until checked. */
@@ -42,7 +43,9 @@ interface UntrustedItem {
 
 /**
  * What is wrong with an event offered for appending, or undefined when it can be stored. Checks
- * the envelope and each type's own fields; item contents are the transcript module's concern.
+ * the envelope and each type's own fields; item contents are the transcript module's concern,
+ * except a reasoning part's opaque `providerData`, which must survive the log's JSON round trip
+ * unchanged (schema version 5), so it is checked here for every store.
  */
 export function newEventProblem({
   event: value,
@@ -120,7 +123,12 @@ function decisionProblem(event: UntrustedEvent): string | undefined {
 function itemsProblem(items: unknown): string | undefined {
   if (!Array.isArray(items)) return 'items must be an array';
   const index = items.findIndex((item) => !hasStringId(item));
-  return index === -1 ? undefined : `item ${index} is not an object with a string id`;
+  if (index !== -1) return `item ${index} is not an object with a string id`;
+  for (const [itemIndex, item] of items.entries()) {
+    const problem = reasoningDataProblem(item);
+    if (problem !== undefined) return `item ${itemIndex}: ${problem}`;
+  }
+  return undefined;
 }
 
 function replacementProblem({
@@ -140,6 +148,10 @@ function replacementProblem({
     return entry === undefined || (typeof entry.ref !== 'string' && !hasStringId(entry.item));
   });
   if (index !== -1) return `view entry ${index} is neither {ref} nor {item} with a string id`;
+  for (const [entryIndex, value] of view.entries()) {
+    const problem = reasoningDataProblem(asObject<UntrustedViewEntry>(value)?.item);
+    if (problem !== undefined) return `view entry ${entryIndex}: ${problem}`;
+  }
   if (!isCount(event.tokensBefore)) return 'tokensBefore must be a whole number of 0 or more';
   if (!isCount(event.tokensAfter)) return 'tokensAfter must be a whole number of 0 or more';
   return Array.isArray(event.strategies) ? undefined : 'strategies must be an array';

@@ -4,4 +4,14 @@ export { chatRequestBody } from './chat-request.js';
 export { chatRequestBytes } from './chat-request-bytes.js';
 export { classifyModelError } from './classify-error.js';
 export { type OpenAIChatModelOptions, openAIChatModel } from './openai-chat-model.js';
-export type { ModelAdapter, ModelRequest, ModelResponse, ModelUsage, ToolSpec } from './types.js';
+export type {
+  ModelAdapter,
+  ModelDelta,
+  ModelReasoningDelta,
+  ModelRequest,
+  ModelResponse,
+  ModelTextDelta,
+  ModelToolCallDelta,
+  ModelUsage,
+  ToolSpec,
+} from './types.js';

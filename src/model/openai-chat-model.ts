@@ -17,7 +17,7 @@ export interface OpenAIChatModelOptions {
   readonly apiKey?: string;
   readonly model: string;
   readonly temperature?: number;
-  /** Stream the answer and report text deltas through `onTextDelta` (default false). */
+  /** Stream the answer and report its deltas through `ModelRequest.onDelta` (default false). */
   readonly stream?: boolean;
   /**
    * Retries on 408/409/429/5xx, timeouts and connection errors, honouring `retry-after` (default
@@ -145,7 +145,7 @@ export function openAIChatModel({
         model,
         signal,
         onChunk: () => idle?.touch(),
-        onTextDelta: request.onTextDelta,
+        onDelta: request.onDelta,
       });
     } catch (error) {
       if (idle?.fired === true && !request.signal.aborted) {

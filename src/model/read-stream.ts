@@ -2,7 +2,7 @@ import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import { ModelError } from '../errors/model-error.js';
 import { reasoningContentOf, responseOf, toolCallOf } from './read-completion.js';
-import type { ModelResponse } from './types.js';
+import type { ModelDelta, ModelResponse } from './types.js';
 
 interface PartialToolCall {
   id: string;
@@ -17,7 +17,7 @@ interface PartialToolCall {
 function callFor(
   calls: PartialToolCall[],
   delta: { index?: number | null; id?: string | null },
-): PartialToolCall {
+): { call: PartialToolCall; index: number } {
   let index = delta.index;
   if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) {
     const last = calls.length - 1;
@@ -26,27 +26,27 @@ function callFor(
     index = startsNew ? calls.length : last;
   }
   calls[index] ??= { id: '', name: '', arguments: '' };
-  return calls[index] as PartialToolCall;
+  return { call: calls[index] as PartialToolCall, index };
 }
 
 /**
  * Accumulates a streamed Chat Completions answer: text and reasoning deltas, tool-call deltas
- * by index, the finish reason and the final usage chunk. Text deltas go to `onTextDelta` as
- * they arrive.
+ * by index, the finish reason and the final usage chunk. Text, reasoning and tool-call argument
+ * deltas also go to `onDelta` as they arrive.
  */
 export async function readStream({
   stream,
   model,
   signal,
   onChunk,
-  onTextDelta,
+  onDelta,
 }: {
   stream: AsyncIterable<ChatCompletionChunk>;
   model: string;
   signal: AbortSignal;
   /** Called for every chunk received, before it is read. */
   onChunk?: () => void;
-  onTextDelta?: ((delta: string) => void) | undefined;
+  onDelta?: ((delta: ModelDelta) => void) | undefined;
 }): Promise<ModelResponse> {
   let text = '';
   let reasoning = '';
@@ -64,15 +64,30 @@ export async function readStream({
       const { delta } = choice;
       if (delta.content) {
         text += delta.content;
-        onTextDelta?.(delta.content);
+        onDelta?.({ type: 'text', delta: delta.content });
       }
-      reasoning += reasoningContentOf(delta);
+      const reasoningDelta = reasoningContentOf(delta);
+      if (reasoningDelta !== '') {
+        reasoning += reasoningDelta;
+        onDelta?.({ type: 'reasoning', delta: reasoningDelta });
+      }
       for (const callDelta of delta.tool_calls ?? []) {
-        const call = callFor(calls, callDelta);
+        const { call, index } = callFor(calls, callDelta);
+        const named = call.name === '' && Boolean(callDelta.function?.name);
         if (callDelta.id) call.id = callDelta.id;
         // The name arrives whole in its first delta; later deltas only carry arguments.
-        if (callDelta.function?.name && call.name === '') call.name = callDelta.function.name;
-        if (callDelta.function?.arguments) call.arguments += callDelta.function.arguments;
+        if (named) call.name = callDelta.function?.name ?? '';
+        const piece = callDelta.function?.arguments ?? '';
+        call.arguments += piece;
+        if (piece !== '' || named) {
+          onDelta?.({
+            type: 'tool_call',
+            index,
+            ...(call.id !== '' && { callId: call.id }),
+            ...(call.name !== '' && { toolName: call.name }),
+            delta: piece,
+          });
+        }
       }
       if (choice.finish_reason) finishReason = choice.finish_reason;
     }

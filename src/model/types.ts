@@ -19,9 +19,47 @@ export interface ModelRequest {
   readonly transcript: readonly Item[];
   readonly tools: readonly ToolSpec[];
   readonly signal: AbortSignal;
-  /** Called with each text delta when the adapter streams. */
-  readonly onTextDelta?: (delta: string) => void;
+  /**
+   * Called with each piece of the answer as it arrives, when the adapter streams: text,
+   * reasoning and tool-call argument deltas, in the order the provider sent them. An adapter
+   * that does not stream never calls it; the answer it returns is what counts either way.
+   */
+  readonly onDelta?: (delta: ModelDelta) => void;
 }
+
+/** A piece of the answer's text. */
+export interface ModelTextDelta {
+  readonly type: 'text';
+  readonly delta: string;
+}
+
+/** A piece of the answer's reasoning (thinking) text, as the provider shows it. */
+export interface ModelReasoningDelta {
+  readonly type: 'reasoning';
+  readonly delta: string;
+}
+
+/** A piece of one tool call's arguments (the raw JSON string, in order). */
+export interface ModelToolCallDelta {
+  readonly type: 'tool_call';
+  /**
+   * The call's position in the answer (0-based, as the provider numbers calls): the same as in
+   * `ModelResponse.toolCalls` unless the provider skips numbers.
+   */
+  readonly index: number;
+  /**
+   * The call's id as the provider sent it; absent while the provider has not sent one. The
+   * loop logs a fresh id for a call whose id repeats an earlier one, so `index` is the safer key.
+   */
+  readonly callId?: string;
+  /** The tool's name, once the provider has sent it (usually with the first delta). */
+  readonly toolName?: string;
+  /** The next characters of the arguments; may be empty when a delta only names the call. */
+  readonly delta: string;
+}
+
+/** What a streaming adapter reports through `ModelRequest.onDelta`. */
+export type ModelDelta = ModelTextDelta | ModelReasoningDelta | ModelToolCallDelta;
 
 export interface ModelResponse {
   readonly text?: string;

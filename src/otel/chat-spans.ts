@@ -4,6 +4,8 @@ import type {
   InferenceFailed,
   InferenceFinished,
   InferenceStarted,
+  ReasoningDelta,
+  ToolCallDelta,
 } from '../events/telemetry-events.js';
 import {
   GEN_AI_CONVERSATION_ID,
@@ -74,7 +76,11 @@ export function startChat(
   return trace.setSpan(run.context, chat);
 }
 
-export function recordDelta(run: RunSpans, event: InferenceDelta): void {
+/** The first streamed piece of any kind (text, reasoning, tool call) is the time to first token. */
+export function recordDelta(
+  run: RunSpans,
+  event: InferenceDelta | ReasoningDelta | ToolCallDelta,
+): void {
   if (run.chat === undefined || run.chatHasDelta) return;
   run.chatHasDelta = true;
   run.chat.addEvent(FIRST_DELTA_EVENT_NAME, event.at);

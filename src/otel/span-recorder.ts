@@ -32,7 +32,7 @@ import {
   parentContextOf,
   type RunSpans,
 } from './run-spans.js';
-import { finishTool, startTool } from './tool-spans.js';
+import { finishTool, recordToolProgress, startTool } from './tool-spans.js';
 
 /** Turns telemetry events into spans; one recorder serves any number of loops. */
 export interface SpanRecorder {
@@ -101,6 +101,8 @@ export function createSpanRecorder(settings: RecorderSettings): SpanRecorder {
         modelContext = startChat(run, event, settings);
         break;
       case 'InferenceDelta':
+      case 'ReasoningDelta':
+      case 'ToolCallDelta':
         recordDelta(run, event);
         break;
       case 'InferenceFinished':
@@ -133,6 +135,9 @@ export function createSpanRecorder(settings: RecorderSettings): SpanRecorder {
         break;
       case 'ToolCallStarted':
         startTool(run, event, settings);
+        break;
+      case 'ToolCallProgress':
+        recordToolProgress(run, event);
         break;
       case 'ToolCallFinished':
         finishTool(run, event);

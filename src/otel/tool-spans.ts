@@ -1,5 +1,9 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import type { ToolCallFinished, ToolCallStarted } from '../events/telemetry-events.js';
+import type {
+  ToolCallFinished,
+  ToolCallProgress,
+  ToolCallStarted,
+} from '../events/telemetry-events.js';
 import {
   ERROR_TYPE,
   GEN_AI_CONVERSATION_ID,
@@ -43,6 +47,14 @@ export function startTool(run: RunSpans, event: ToolCallStarted, settings: Recor
     run.context,
   );
   run.tools.set(event.callId, span);
+}
+
+/** The span event a tool's progress report adds to its `execute_tool` span. */
+const TOOL_PROGRESS_EVENT_NAME = 'loopkeeper.tool.progress';
+
+/** A progress report is a moment in the call's span; what was reported stays in telemetry. */
+export function recordToolProgress(run: RunSpans, event: ToolCallProgress): void {
+  run.tools.get(event.callId)?.addEvent(TOOL_PROGRESS_EVENT_NAME, event.at);
 }
 
 export function finishTool(run: RunSpans, event: ToolCallFinished): void {

@@ -79,7 +79,16 @@ export class TelemetryRecorder {
 function identityOf(event: TelemetryEvent): string {
   const fields = event as unknown as Readonly<Record<string, unknown>>;
   const parts = [event.type, event.runId];
-  for (const name of ['step', 'callId', 'mutator', 'point', 'reason', 'attempt', 'source']) {
+  for (const name of [
+    'step',
+    'index',
+    'callId',
+    'mutator',
+    'point',
+    'reason',
+    'attempt',
+    'source',
+  ]) {
     if (fields[name] !== undefined) parts.push(`${name}=${String(fields[name])}`);
   }
   if (event.type === 'InferenceDelta') parts.push(event.delta);

@@ -31,6 +31,7 @@ export {
 export { pendingApprovalsIn, type UnfinishedRun } from './run-progress.js';
 export { runTurn } from './run-turn.js';
 export { serializeError } from './serialize-error.js';
+export { streamTurn, type TurnStream } from './stream-turn.js';
 export {
   createTelemetryHub,
   type ListenerErrorInfo,
@@ -42,3 +43,8 @@ export {
   type TelemetrySource,
 } from './telemetry-hub.js';
 export type { TurnRecord } from './turn-record.js';
+export type {
+  TurnFinishPart,
+  TurnStreamPart,
+  TurnStreamPartType,
+} from './turn-stream-part.js';

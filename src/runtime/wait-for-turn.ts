@@ -30,12 +30,21 @@ export function pendingApprovals(loop: AgentLoopActor): readonly PendingApproval
  * Resolves with run `runId`'s next pause (past the decisions named in `decided`) or its end,
  * whichever comes first; at once when it is paused now. With `fromLog`, a run that is not in
  * progress is looked up in the log (it finished before anyone waited); without it (a run not
- * started yet, as `runTurn`'s) it is waited for.
+ * started yet, as `runTurn`'s) it is waited for. Aborting `until` stops waiting: the listeners
+ * are removed and the promise never settles.
  */
 export function waitForTurn(
   loop: AgentLoopActor,
   runId: string,
-  { decided, fromLog }: { readonly decided: readonly string[]; readonly fromLog: boolean },
+  {
+    decided,
+    fromLog,
+    until,
+  }: {
+    readonly decided: readonly string[];
+    readonly fromLog: boolean;
+    readonly until?: AbortSignal;
+  },
 ): Promise<TurnResult> {
   const { session } = loop;
   // The run's own events start at its run-started: reading from there is enough.
@@ -44,13 +53,17 @@ export function waitForTurn(
   const ours = new Set(decided);
   return new Promise<TurnResult>((resolve, reject) => {
     let done = false;
-    const finish = (result: Promise<TurnResult>): void => {
-      if (done) return;
+    const stop = (): boolean => {
+      if (done) return false;
       done = true;
       started.unsubscribe();
       finished.unsubscribe();
       snapshots.unsubscribe();
-      result.then(resolve, reject);
+      until?.removeEventListener('abort', stop);
+      return true;
+    };
+    const finish = (result: Promise<TurnResult>): void => {
+      if (stop()) result.then(resolve, reject);
     };
     const started = loop.on('RunStarted', (event) => {
       if (event.runId === runId) startSeq = session.lastSeq + 1;
@@ -99,7 +112,9 @@ export function waitForTurn(
           ),
         ),
     });
-    check();
+    until?.addEventListener('abort', stop, { once: true });
+    if (until?.aborted === true) stop();
+    else check();
   });
 }
 

@@ -74,7 +74,8 @@ export function buildCompletion(context: CompletionContext): Record<string, unkn
 
 /**
  * The `chat.completion.chunk` objects of a streamed answer, in order: role, reasoning deltas,
- * text deltas, tool-call deltas (id and name first, then argument pieces), the finish chunk,
+ * text deltas, tool-call deltas (id and name first, then argument pieces; one call after the
+ * other, or in turns with `interleaveToolCalls`), the finish chunk,
  * and a usage chunk with empty choices when the request asked for `include_usage`.
  */
 export function buildChunks(context: CompletionContext): WireChunk[] {
@@ -100,18 +101,18 @@ export function buildChunks(context: CompletionContext): WireChunk[] {
   for (const piece of splitText({ text: answer.text ?? '', size: chunkSize })) {
     chunks.push(delta({ content: piece }));
   }
-  toolCalls.forEach((call, index) => {
-    chunks.push(
-      delta({
-        tool_calls: [
-          { index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } },
-        ],
-      }),
-    );
-    for (const piece of splitText({ text: call.arguments, size: chunkSize })) {
-      chunks.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
-    }
-  });
+  const callChunks = toolCalls.map((call, index) => [
+    delta({
+      tool_calls: [
+        { index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } },
+      ],
+    }),
+    ...splitText({ text: call.arguments, size: chunkSize }).map((piece) =>
+      delta({ tool_calls: [{ index, function: { arguments: piece } }] }),
+    ),
+  ]);
+  if (answer.interleaveToolCalls === true) chunks.push(...takeInTurns(callChunks));
+  else chunks.push(...callChunks.flat());
   chunks.push(delta({}, finishReasonOf({ answer, toolCalls })));
   if (body.stream_options?.include_usage === true) {
     chunks.push(chunk([], { usage: usageOf({ answer, body, toolCalls }) }));
@@ -176,6 +177,18 @@ function usageOf({
 
 function roughTokens(text: string): number {
   return Math.ceil(text.length / 4);
+}
+
+/** The first of each list, then the second of each, and so on. */
+function takeInTurns<T>(lists: readonly (readonly T[])[]): T[] {
+  const taken: T[] = [];
+  const longest = Math.max(0, ...lists.map((list) => list.length));
+  for (let position = 0; position < longest; position += 1) {
+    for (const list of lists) {
+      if (position < list.length) taken.push(list[position] as T);
+    }
+  }
+  return taken;
 }
 
 function splitText({ text, size }: { text: string; size: number }): string[] {

@@ -30,8 +30,13 @@ export interface FakeAnswer {
   readonly finishReason?: string;
   /** Defaults to the model the request asked for. */
   readonly model?: string;
-  /** Characters per streamed text or argument delta (default 8). */
+  /** Characters per streamed text, reasoning or argument delta (default 8). */
   readonly chunkSize?: number;
+  /**
+   * Stream parallel calls' argument pieces in turns (first call, second call, first call, ...)
+   * instead of one call after the other, as some compatible servers do (default false).
+   */
+  readonly interleaveToolCalls?: boolean;
   /** Pause between streamed chunks, so a client can act mid-stream (default 0). */
   readonly chunkDelayMs?: number;
   /** Wait this long before answering; ends early if the client disconnects. */

@@ -1,5 +1,11 @@
 import { ModelError } from '../errors/model-error.js';
-import type { ModelAdapter, ModelRequest, ModelResponse, ModelUsage } from '../model/types.js';
+import type {
+  ModelAdapter,
+  ModelDelta,
+  ModelRequest,
+  ModelResponse,
+  ModelUsage,
+} from '../model/types.js';
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item, ReasoningPart, ToolCall } from '../transcript/types.js';
 import { abortableDelay } from './abortable-delay.js';
@@ -32,7 +38,11 @@ export interface ScriptedModelOptions {
   readonly contextWindow?: number;
   /** `regenerate` gives every answered tool call a fresh id, so recordings can be replayed twice. */
   readonly callIds?: 'preserve' | 'regenerate';
-  /** Call `onTextDelta` with the answer text in word-sized pieces (default true). */
+  /**
+   * Report the answer through `onDelta` as a streaming provider would (default true): reasoning,
+   * then text, in word-sized pieces, then each tool call (a piece naming it, then its arguments
+   * in pieces of up to 16 characters).
+   */
   readonly streamDeltas?: boolean;
   readonly name?: string;
   /** The model name reported in responses (default `scripted-model`). */
@@ -152,8 +162,8 @@ export class ScriptedModel implements ModelAdapter {
   }): ModelResponse {
     const reasoning = toReasoningParts(answer.reasoning);
     const toolCalls = (answer.toolCalls ?? []).map((call) => this.#toToolCall(call));
-    if (answer.text !== undefined && this.#options.streamDeltas !== false && request.onTextDelta) {
-      for (const piece of answer.text.match(/\S+\s*|\s+/g) ?? []) request.onTextDelta(piece);
+    if (this.#options.streamDeltas !== false && request.onDelta) {
+      streamAnswer({ text: answer.text, reasoning, toolCalls, onDelta: request.onDelta });
     }
     const usage: ModelUsage | undefined =
       answer.usage ??
@@ -190,6 +200,32 @@ export class ScriptedModel implements ModelAdapter {
       arguments:
         typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
     };
+  }
+}
+
+/** Reports an answer piece by piece, in the order a streaming provider sends it. */
+function streamAnswer({
+  text,
+  reasoning,
+  toolCalls,
+  onDelta,
+}: {
+  text: string | undefined;
+  reasoning: readonly ReasoningPart[];
+  toolCalls: readonly ToolCall[];
+  onDelta: (delta: ModelDelta) => void;
+}): void {
+  const words = (value: string) => value.match(/\S+\s*|\s+/g) ?? [];
+  for (const part of reasoning) {
+    for (const piece of words(part.text)) onDelta({ type: 'reasoning', delta: piece });
+  }
+  for (const piece of words(text ?? '')) onDelta({ type: 'text', delta: piece });
+  for (const [index, call] of toolCalls.entries()) {
+    const identity = { type: 'tool_call', index, callId: call.id, toolName: call.name } as const;
+    onDelta({ ...identity, delta: '' });
+    for (const piece of call.arguments.match(/[\s\S]{1,16}/g) ?? []) {
+      onDelta({ ...identity, delta: piece });
+    }
   }
 }
 

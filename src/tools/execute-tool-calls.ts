@@ -10,13 +10,20 @@ import {
 } from './tool-messages.js';
 import { encodeToolOutput } from './tool-output.js';
 import { createToolRegistry, type ToolRegistry } from './tool-registry.js';
-import type { AnyToolDefinition } from './types.js';
+import type { AnyToolDefinition, ToolExecutionOptions } from './types.js';
 import { findArgumentProblems, parseToolArguments } from './validate-arguments.js';
 import { isValidTimeout } from './validate-tool-definition.js';
 
 export interface ToolCallStartedInfo {
   readonly callId: string;
   readonly toolName: string;
+}
+
+export interface ToolCallProgressInfo {
+  readonly callId: string;
+  readonly toolName: string;
+  /** What the tool gave `reportProgress`. */
+  readonly data: unknown;
 }
 
 export interface ToolCallFinishedInfo {
@@ -37,6 +44,8 @@ export interface ExecuteToolCallsOptions {
   /** Timeout for tools that do not set their own `timeoutMs`. */
   readonly defaultTimeoutMs?: number;
   readonly onCallStarted?: (info: ToolCallStartedInfo) => void;
+  /** What a running tool reports through `reportProgress`, until its call settles. */
+  readonly onCallProgress?: (info: ToolCallProgressInfo) => void;
   readonly onCallFinished?: (info: ToolCallFinishedInfo) => void;
   /**
    * Each call's result as soon as that call settles (completion order), after its
@@ -97,6 +106,7 @@ export async function executeToolCalls({
   signal = new AbortController().signal,
   defaultTimeoutMs = 60_000,
   onCallStarted,
+  onCallProgress,
   onCallFinished,
   onResult,
   onCallbackError = (error) => console.error('loopkeeper: a tool call callback threw', error),
@@ -129,7 +139,13 @@ export async function executeToolCalls({
     const identity = { callId: call.id, toolName: call.name };
     const startedAt = performance.now();
     notify(onCallStarted, identity);
-    const outcome = await settleCall({ registry, call, signal, defaultTimeoutMs });
+    const outcome = await settleCall({
+      registry,
+      call,
+      signal,
+      defaultTimeoutMs,
+      onProgress: (data) => notify(onCallProgress, { ...identity, data }),
+    });
     notify(onCallFinished, {
       ...identity,
       isError: outcome.isError,
@@ -186,8 +202,9 @@ function settleCall(options: {
   call: ToolCall;
   signal: AbortSignal;
   defaultTimeoutMs: number;
+  onProgress: (data: unknown) => void;
 }): Promise<CallOutcome> {
-  const { registry, call, signal, defaultTimeoutMs } = options;
+  const { registry, call, signal, defaultTimeoutMs, onProgress } = options;
   const toolName = call.name;
   if (signal.aborted) {
     return Promise.resolve(failure(toolAbortedMessage({ toolName })));
@@ -212,6 +229,7 @@ function settleCall(options: {
     args: parsed.value,
     signal,
     timeoutMs: tool.timeoutMs ?? defaultTimeoutMs,
+    onProgress,
   });
 }
 
@@ -226,8 +244,9 @@ function runWithDeadline(options: {
   args: Record<string, unknown>;
   signal: AbortSignal;
   timeoutMs: number;
+  onProgress: (data: unknown) => void;
 }): Promise<CallOutcome> {
-  const { tool, call, args, signal, timeoutMs } = options;
+  const { tool, call, args, signal, timeoutMs, onProgress } = options;
   const toolName = call.name;
   return new Promise((resolve) => {
     const timeoutController = new AbortController();
@@ -259,11 +278,15 @@ function runWithDeadline(options: {
         return toolSignal;
       },
       callId: call.id,
+      // Once the call has settled its finish is reported: later progress would follow it.
+      reportProgress: (data: unknown): void => {
+        if (!settled) onProgress(data);
+      },
     };
     // `execute` is typed over `never` to accept any tool; the arguments were checked above.
     const execute = tool.execute as (
       args: Record<string, unknown>,
-      options: { signal: AbortSignal; callId: string },
+      options: ToolExecutionOptions,
     ) => unknown;
     new Promise<unknown>((resolveOutput) => {
       resolveOutput(execute(args, options));

@@ -7,6 +7,7 @@ export {
   type ExecuteToolCallsOptions,
   executeToolCalls,
   type ToolCallFinishedInfo,
+  type ToolCallProgressInfo,
   type ToolCallStartedInfo,
 } from './execute-tool-calls.js';
 export { createToolRegistry, type ToolRegistry, toolSpecs } from './tool-registry.js';

@@ -2,6 +2,12 @@ export interface ToolExecutionOptions {
   /** Aborted when the run is aborted or the tool's timeout passes. */
   readonly signal: AbortSignal;
   readonly callId: string;
+  /**
+   * Tells the host how the call is getting on: `data` becomes a `ToolCallProgress` telemetry
+   * event (and a `tool_progress` part of `streamTurn`) with this call's id, as given. Progress is
+   * not logged; reports after the call has settled (its timeout or the run's abort) are dropped.
+   */
+  reportProgress(data: unknown): void;
 }
 
 /** What a `needsApproval` function is told besides the call's arguments. */

@@ -1,4 +1,5 @@
 import { describeValue, isRecord } from './describe-value.js';
+import { providerDataProblem } from './provider-data.js';
 import type { ProtocolProblem } from './types.js';
 import { ITEM_KINDS } from './types.js';
 
@@ -93,8 +94,13 @@ function assistantProblems(item: Record<string, unknown>): string[] {
     } else {
       reasoning.forEach((part: unknown, partIndex) => {
         if (isRecord(part)) {
-          const { text } = part;
-          if (typeof text === 'string') return;
+          const { text, providerData } = part;
+          if (typeof text === 'string') {
+            if (providerData === undefined) return;
+            const problem = providerDataProblem(providerData);
+            if (problem !== undefined) problems.push(`reasoning[${partIndex}].${problem}`);
+            return;
+          }
         }
         problems.push(`reasoning[${partIndex}] must be an object with a string text`);
       });

@@ -23,8 +23,34 @@ export interface UserItem {
   readonly name?: string;
 }
 
+/** A value that survives `JSON.stringify` and `JSON.parse` unchanged. */
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | readonly JsonValue[]
+  | { readonly [key: string]: JsonValue };
+
+/**
+ * What a provider needs back, unchanged, to accept a reasoning part it produced, keyed by
+ * provider (the adapter's name for it: `openai`, `anthropic`, ...). loopkeeper never reads,
+ * edits or counts it; an adapter sends back only its own key and ignores the others. Examples:
+ * `{openai: {id: 'rs_…', encryptedContent: '…'}}` for a Responses reasoning item,
+ * `{anthropic: {signature: '…'}}` for a signed thinking block, `{anthropic: {redactedData: '…'}}`
+ * for a redacted one (with empty `text`).
+ */
+export type ReasoningProviderData = { readonly [provider: string]: JsonValue };
+
 export interface ReasoningPart {
+  /** The reasoning as readable text; empty when the provider sent it only encrypted or redacted. */
   readonly text: string;
+  /**
+   * Opaque provider data (a signature, encrypted content, a server item id), persisted in the
+   * log from schema version 5 on and sent back byte-identical. A compaction may drop the whole
+   * part, never edit it.
+   */
+  readonly providerData?: ReasoningProviderData;
 }
 
 export interface ToolCall {

@@ -7,6 +7,7 @@ import {
   pendingApprovalsIn,
   safeListener,
   serializeError,
+  streamTurn,
   TELEMETRY_EVENT_TYPES,
 } from 'loopkeeper/runtime';
 import { ScriptedModel } from 'loopkeeper/testing';
@@ -43,6 +44,16 @@ export async function example_serializeError(): Promise<void> {
   // The JSON-safe shape telemetry and the session log carry for any thrown value.
   console.log(serializeError(new TypeError('bad input')));
   console.log(serializeError('a thrown string'));
+}
+
+// streamTurn: src/runtime/stream-turn.ts
+export async function example_streamTurn(): Promise<void> {
+  const loop = createAgentLoop({ model: new ScriptedModel({ turns: [{ text: 'Paris.' }] }) });
+  loop.start();
+  for await (const part of streamTurn(loop, 'Capital of France?')) {
+    if (part.type === 'text_delta') process.stdout.write(part.delta);
+    if (part.type === 'finish') console.log('\n', part.result.outcome, part.result.usage);
+  }
 }
 
 // TELEMETRY_EVENT_TYPES: src/events/telemetry-events.ts

@@ -8,6 +8,7 @@ const offlineExamples = [
   'readme-strategies',
   'readme-custom-strategy',
   'readme-telemetry',
+  'readme-streaming',
   'readme-otel',
   'readme-file-store',
   'readme-child-actor',
@@ -45,6 +46,13 @@ describe('docs/examples', () => {
     if (name === 'readme-telemetry') {
       expect(printed).toContain('chat-alice: completed in 1 step(s)');
       expect(printed).toContain('chat-bob: completed in 1 step(s)');
+    }
+    if (name === 'readme-streaming') {
+      expect(printed).toEqual([
+        'index_files: {"file":"README.md"}',
+        'index_files: {"file":"src/index.ts"}',
+        'completed: Indexed 2 files.',
+      ]);
     }
     if (name === 'getting-started') expect(printed).toEqual(['completed in 2 steps: It is noon.']);
     if (name === 'readme-file-store') expect(printed).toContain('2 items restored');

@@ -66,7 +66,7 @@ describe('FileSessionStore', () => {
     expect(text.endsWith('\n')).toBe(true);
     const lines = text.trimEnd().split('\n');
     expect(lines.map((line) => JSON.parse(line).seq)).toEqual([1, 2]);
-    expect(JSON.parse(lines[1] ?? '')).toMatchObject({ v: 4, type: 'run-started', runId: 'r' });
+    expect(JSON.parse(lines[1] ?? '')).toMatchObject({ v: 5, type: 'run-started', runId: 'r' });
     // Each line ends with the CRC-32 of what precedes the field; the events returned omit it.
     for (const line of lines) expect(line).toMatch(/,"crc":"[0-9a-f]{8}"}$/);
     expect(await collect(open().read('s1'))).not.toContainEqual(
@@ -158,7 +158,7 @@ describe('FileSessionStore', () => {
   it('refuses a schema version it does not know with StoreError', async () => {
     await writeFiveEvents('s1');
     const lines = (await readFile(logPath('s1'), 'utf8')).split('\n');
-    lines[1] = reseal((lines[1] ?? '').replace('"v":4', '"v":5'));
+    lines[1] = reseal((lines[1] ?? '').replace('"v":5', '"v":6'));
     await writeFile(logPath('s1'), lines.join('\n'));
     const error = await rejection(collect(open().read('s1')));
     expect(StoreError.isInstance(error)).toBe(true);
@@ -189,7 +189,7 @@ describe('FileSessionStore', () => {
     for (const index of [5, 6]) {
       lines[index] = reseal(
         (lines[index] ?? '')
-          .replace('"v":4', '"v":2')
+          .replace('"v":5', '"v":2')
           .replace('"step_limit"', '"step-limit"')
           .replace('"payload_too_large"', '"payload-too-large"'),
       );
@@ -203,7 +203,7 @@ describe('FileSessionStore', () => {
       reason: 'payload_too_large',
     });
     // Only older versions are upgraded: a current line is read exactly as written.
-    expect(events[4]).toMatchObject({ v: 4 });
+    expect(events[4]).toMatchObject({ v: 5 });
   });
 
   describe('single-writer lock', () => {

@@ -1,5 +1,5 @@
 import { ConfigError, type Item, ModelError, openAIChatModel } from 'loopkeeper';
-import type { ModelRequest, OpenAIChatModelOptions, ToolSpec } from 'loopkeeper/model';
+import type { ModelDelta, ModelRequest, OpenAIChatModelOptions, ToolSpec } from 'loopkeeper/model';
 import { fakeFaults } from 'loopkeeper/testing';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
@@ -151,7 +151,12 @@ describe('openAIChatModel', () => {
     });
     const deltas: string[] = [];
     const response = await model({ stream: true }).generate(
-      request({ tools: [weatherTool], onTextDelta: (delta) => deltas.push(delta) }),
+      request({
+        tools: [weatherTool],
+        onDelta: (delta) => {
+          if (delta.type === 'text') deltas.push(delta.delta);
+        },
+      }),
     );
 
     expect(deltas.length).toBeGreaterThan(1);
@@ -171,6 +176,51 @@ describe('openAIChatModel', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
+  });
+
+  it("reports reasoning and each tool call's argument pieces through onDelta, by index, also when calls interleave", async () => {
+    server().enqueue({
+      reasoning: 'Two cities: two calls.',
+      toolCalls: [
+        { id: 'call_paris', name: 'get_weather', arguments: { city: 'Paris' } },
+        { id: 'call_rome', name: 'get_weather', arguments: { city: 'Rome' } },
+      ],
+      chunkSize: 4,
+      interleaveToolCalls: true,
+    });
+    const deltas: ModelDelta[] = [];
+    const response = await model({ stream: true }).generate(
+      request({ tools: [weatherTool], onDelta: (delta) => deltas.push(delta) }),
+    );
+
+    const reasoning = deltas.flatMap((delta) => (delta.type === 'reasoning' ? [delta.delta] : []));
+    expect(reasoning.length).toBeGreaterThan(1);
+    expect(reasoning.join('')).toBe('Two cities: two calls.');
+    const calls = deltas.flatMap((delta) => (delta.type === 'tool_call' ? [delta] : []));
+    // The pieces arrive in turns, yet each one names its call.
+    expect(calls.slice(0, 4).map((delta) => delta.index)).toEqual([0, 1, 0, 1]);
+    expect(calls[0]).toEqual({
+      type: 'tool_call',
+      index: 0,
+      callId: 'call_paris',
+      toolName: 'get_weather',
+      delta: '',
+    });
+    for (const [index, call] of (response.toolCalls ?? []).entries()) {
+      const own = calls.filter((delta) => delta.index === index);
+      expect(own.every((delta) => delta.callId === call.id && delta.toolName === call.name)).toBe(
+        true,
+      );
+      expect(own.map((delta) => delta.delta).join('')).toBe(call.arguments);
+    }
+    expect(response.toolCalls?.map((call) => call.arguments)).toEqual([
+      '{"city":"Paris"}',
+      '{"city":"Rome"}',
+    ]);
+    // Reasoning comes before the calls, as the server sent it.
+    expect(deltas.findIndex((delta) => delta.type === 'tool_call')).toBeGreaterThan(
+      deltas.findLastIndex((delta) => delta.type === 'reasoning'),
+    );
   });
 
   it('works with a client the host made', async () => {
@@ -301,7 +351,9 @@ describe('openAIChatModel errors', () => {
     server().enqueue(fakeFaults.truncatedStream({ how: 'end', afterChunks: 3 }));
     const deltas: string[] = [];
     const error = await failure(
-      model({ stream: true }).generate(request({ onTextDelta: (delta) => deltas.push(delta) })),
+      model({ stream: true }).generate(
+        request({ onDelta: (delta) => deltas.push(delta.type === 'text' ? delta.delta : '') }),
+      ),
     );
     expect(error).toMatchObject({ kind: 'network', retryable: true });
     expect(error.message).toMatch(/no finish_reason/);
@@ -354,8 +406,8 @@ describe('openAIChatModel errors', () => {
     const pending = model({ stream: true }).generate(
       request({
         signal: controller.signal,
-        onTextDelta: (delta) => {
-          deltas.push(delta);
+        onDelta: (delta) => {
+          deltas.push(delta.type === 'text' ? delta.delta : '');
           if (deltas.length === 2) controller.abort();
         },
       }),

@@ -392,3 +392,86 @@ describe('createGenAiTracing robustness', () => {
     );
   });
 });
+
+describe('createGenAiTracing: streaming events', () => {
+  it('marks the first delta of any kind as the time to first token, and each tool progress report on its tool span', () => {
+    const { exporter, tracer } = memoryTracer();
+    const tracing = createGenAiTracing({ tracer, agentName: 'helper' });
+    const base = { sessionId: 'session-1', runId: 'run-1' };
+    // An epoch time: the SDK reads small numbers as performance.now() offsets.
+    const T = 1_800_000_000_000;
+    const events: TelemetryEvent[] = [
+      { ...base, type: 'RunStarted', at: T },
+      { ...base, type: 'InferenceStarted', at: T + 10, step: 1, estimatedPromptTokens: 5 },
+      { ...base, type: 'ReasoningDelta', at: T + 20, step: 1, delta: 'Think.' },
+      { ...base, type: 'InferenceDelta', at: T + 30, step: 1, delta: 'Calling.' },
+      {
+        ...base,
+        type: 'ToolCallDelta',
+        at: T + 40,
+        step: 1,
+        index: 0,
+        callId: 'call_1',
+        toolName: 'lookup',
+        delta: '{}',
+      },
+      {
+        ...base,
+        type: 'InferenceFinished',
+        at: T + 50,
+        step: 1,
+        usage: undefined,
+        toolCalls: 1,
+        durationMs: 40,
+      },
+      { ...base, type: 'ToolCallStarted', at: T + 60, callId: 'call_1', toolName: 'lookup' },
+      {
+        ...base,
+        type: 'ToolCallProgress',
+        at: T + 70,
+        callId: 'call_1',
+        toolName: 'lookup',
+        data: 1,
+      },
+      {
+        ...base,
+        type: 'ToolCallProgress',
+        at: T + 80,
+        callId: 'call_1',
+        toolName: 'lookup',
+        data: 2,
+      },
+      {
+        ...base,
+        type: 'ToolCallFinished',
+        at: T + 90,
+        callId: 'call_1',
+        toolName: 'lookup',
+        isError: false,
+        durationMs: 30,
+        outputLength: 4,
+      },
+      {
+        ...base,
+        type: 'RunFinished',
+        at: T + 100,
+        outcome: 'completed',
+        steps: 1,
+        error: undefined,
+      },
+    ];
+    for (const event of events) tracing.record(event);
+
+    const spans = exporter.getFinishedSpans();
+    const [chat] = spansNamed(spans, 'chat');
+    const [tool] = spansNamed(spans, 'execute_tool lookup');
+    const millis = (time: readonly [number, number]) => time[0] * 1_000 + time[1] / 1e6;
+    expect(chat?.events.map((event) => [event.name, millis(event.time)])).toEqual([
+      ['loopkeeper.inference.first_delta', T + 20],
+    ]);
+    expect(tool?.events.map((event) => [event.name, millis(event.time)])).toEqual([
+      ['loopkeeper.tool.progress', T + 70],
+      ['loopkeeper.tool.progress', T + 80],
+    ]);
+  });
+});

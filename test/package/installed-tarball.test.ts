@@ -91,7 +91,10 @@ describe('the packed tarball, installed into an empty project', () => {
     ) as { exports: Record<string, unknown> };
     // The integrations need their optional peers, which this offline project does not install.
     const entries = Object.keys(manifest.exports)
-      .filter((entry) => !['./otel', './postgres', './restate'].includes(entry))
+      .filter(
+        (entry) =>
+          !['./ai-sdk', './langchain', './otel', './postgres', './restate'].includes(entry),
+      )
       .map((entry) => `loopkeeper${entry.slice(1)}`);
     const script = join(project, 'entries.mjs');
     await writeFile(

@@ -90,6 +90,54 @@ describe('npm pack', () => {
     expect(Object.keys(mapped).length).toBe(Object.keys(manifest.exports).length - 1);
   });
 
+  it('keeps the AI SDK an optional peer that only the compiled loopkeeper/ai-sdk entry imports', async () => {
+    const manifest = JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      peerDependencies: Record<string, string>;
+      peerDependenciesMeta: Record<string, { optional?: boolean }>;
+    };
+    for (const peer of ['ai', '@ai-sdk/provider']) {
+      expect(manifest.dependencies, peer).not.toHaveProperty(peer);
+      expect(manifest.peerDependencies, peer).toHaveProperty(peer);
+      expect(manifest.peerDependenciesMeta[peer]?.optional, peer).toBe(true);
+    }
+    expect(shipped).toContain('dist/src/ai-sdk/index.js');
+    const importers: string[] = [];
+    for (const path of [...shipped].filter((file) => file.endsWith('.js'))) {
+      const code = await readFile(join(packageRoot, path), 'utf8');
+      if (/(?:\bfrom|^\s*import)\s*\(?\s*['"](?:ai|ai\/[^'"]*|@ai-sdk\/[^'"]+)['"]/m.test(code)) {
+        importers.push(path);
+      }
+    }
+    expect(importers.filter((path) => !path.startsWith('dist/src/ai-sdk/'))).toEqual([]);
+  });
+
+  it('keeps LangChain an optional peer that only the compiled loopkeeper/langchain entry imports', async () => {
+    const manifest = JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      peerDependencies: Record<string, string>;
+      peerDependenciesMeta: Record<string, { optional?: boolean }>;
+    };
+    for (const peer of ['langchain', '@langchain/core']) {
+      expect(manifest.dependencies, peer).not.toHaveProperty(peer);
+      expect(manifest.peerDependencies, peer).toHaveProperty(peer);
+      expect(manifest.peerDependenciesMeta[peer]?.optional, peer).toBe(true);
+    }
+    expect(shipped).toContain('dist/src/langchain/index.js');
+    const importers: string[] = [];
+    for (const path of [...shipped].filter((file) => file.endsWith('.js'))) {
+      const code = await readFile(join(packageRoot, path), 'utf8');
+      if (
+        /(?:\bfrom|^\s*import)\s*\(?\s*['"](?:langchain|langchain\/[^'"]*|@langchain\/[^'"]+)['"]/m.test(
+          code,
+        )
+      ) {
+        importers.push(path);
+      }
+    }
+    expect(importers.filter((path) => !path.startsWith('dist/src/langchain/'))).toEqual([]);
+  });
+
   it('keeps @statelyai/inspect out of the dependencies: an optional peer only the inspector loads', async () => {
     const manifest = JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8')) as {
       dependencies: Record<string, string>;

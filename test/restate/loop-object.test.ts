@@ -54,7 +54,13 @@ describe.skipIf('missing' in binary)('createLoopObject on a real restate-server'
     expect(records.map((record) => record.seq)).toEqual(records.map((_, index) => index + 1));
     const ofRun = records.map((record) => record.event).filter((event) => event.runId === runId);
     const identities = ofRun
-      .filter((event) => event.type !== 'InferenceDelta')
+      // Deltas and progress reports repeat their step and call by nature.
+      .filter(
+        (event) =>
+          !['InferenceDelta', 'ReasoningDelta', 'ToolCallDelta', 'ToolCallProgress'].includes(
+            event.type,
+          ),
+      )
       .map((event) => {
         const fields = event as unknown as Record<string, unknown>;
         return `${event.type}|${fields['step'] ?? ''}|${fields['callId'] ?? ''}`;

@@ -1,5 +1,5 @@
 import { type Item, ModelError } from 'loopkeeper';
-import type { ModelRequest, ToolSpec } from 'loopkeeper/model';
+import type { ModelDelta, ModelRequest, ToolSpec } from 'loopkeeper/model';
 import { ScriptedModel } from 'loopkeeper/testing';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import { describe, expect, it } from 'vitest';
@@ -166,12 +166,56 @@ describe('ScriptedModel', () => {
     ).rejects.toMatchObject({ kind: 'aborted' });
   });
 
-  it('streams the answer text through onTextDelta', async () => {
+  it('streams the answer text through onDelta', async () => {
     const deltas: string[] = [];
     const model = new ScriptedModel({ turns: [{ text: 'Several words, streamed one by one.' }] });
-    await model.generate(request([hello], { onTextDelta: (delta) => deltas.push(delta) }));
+    await model.generate(
+      request([hello], {
+        onDelta: (delta) => deltas.push(delta.type === 'text' ? delta.delta : ''),
+      }),
+    );
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join('')).toBe('Several words, streamed one by one.');
+  });
+
+  it('streams reasoning, text and each tool call through onDelta, as a streaming provider would', async () => {
+    const deltas: ModelDelta[] = [];
+    const model = new ScriptedModel({
+      turns: [
+        {
+          reasoning: 'Check the time first.',
+          text: 'Looking it up.',
+          toolCalls: [{ id: 'c1', name: 'now', arguments: { zone: 'Europe/Paris' } }],
+        },
+      ],
+    });
+    const response = await model.generate(
+      request([hello], { onDelta: (delta) => deltas.push(delta) }),
+    );
+    const joined = (type: ModelDelta['type']) =>
+      deltas.flatMap((delta) => (delta.type === type ? [delta.delta] : [])).join('');
+    expect(joined('reasoning')).toBe('Check the time first.');
+    expect(joined('text')).toBe('Looking it up.');
+    expect(joined('tool_call')).toBe(response.toolCalls?.[0]?.arguments);
+    expect(deltas.map((delta) => delta.type)).toEqual([
+      ...Array(4).fill('reasoning'),
+      ...Array(3).fill('text'),
+      ...Array(3).fill('tool_call'),
+    ]);
+    expect(deltas.at(-3)).toEqual({
+      type: 'tool_call',
+      index: 0,
+      callId: 'c1',
+      toolName: 'now',
+      delta: '',
+    });
+  });
+
+  it('streams nothing with streamDeltas: false', async () => {
+    const deltas: ModelDelta[] = [];
+    const model = new ScriptedModel({ streamDeltas: false, turns: [{ text: 'Quiet answer.' }] });
+    await model.generate(request([hello], { onDelta: (delta) => deltas.push(delta) }));
+    expect(deltas).toEqual([]);
   });
 });
 

@@ -37,9 +37,9 @@ describe('defineTool', () => {
     parameters.required.push('mode');
     expect(required).toEqual(['path']);
     const signal = new AbortController().signal;
-    expect(await tool.execute({ path: 'a.txt' }, { signal, callId: 'call_1' })).toBe(
-      'contents of a.txt',
-    );
+    expect(
+      await tool.execute({ path: 'a.txt' }, { signal, callId: 'call_1', reportProgress: () => {} }),
+    ).toBe('contents of a.txt');
   });
 
   it('keeps `this` for execute methods that use it', () => {
@@ -51,7 +51,9 @@ describe('defineTool', () => {
       },
     } as never);
     const signal = new AbortController().signal;
-    expect(tool.execute({ path: 'x' } as never, { signal, callId: 'call_1' })).toBe('seen:x');
+    expect(
+      tool.execute({ path: 'x' } as never, { signal, callId: 'call_1', reportProgress: () => {} }),
+    ).toBe('seen:x');
   });
 
   it.each([

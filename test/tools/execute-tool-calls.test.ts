@@ -46,6 +46,77 @@ const echo = defineTool({
 });
 
 describe('executeToolCalls', () => {
+  it('hands progress a tool reports to onCallProgress with its call, between start and finish, and drops reports after the call settled', async () => {
+    const late = deferred<(data: unknown) => void>();
+    const seen: string[] = [];
+    const steps = defineTool({
+      name: 'steps',
+      description: 'Reports two steps.',
+      parameters: { type: 'object' },
+      execute: (_args: Record<string, unknown>, { reportProgress }) => {
+        reportProgress({ done: 1, of: 2 });
+        reportProgress({ done: 2, of: 2 });
+        late.resolve(reportProgress);
+        return 'ok';
+      },
+    });
+    const slow = defineTool({
+      name: 'slow',
+      description: 'Times out, then reports.',
+      parameters: { type: 'object' },
+      timeoutMs: 5,
+      execute: (_args: Record<string, unknown>, { reportProgress, signal }) =>
+        new Promise((resolve) =>
+          signal.addEventListener('abort', () => {
+            reportProgress('after the timeout');
+            resolve('too late');
+          }),
+        ),
+    });
+    await executeToolCalls({
+      tools: [steps, slow],
+      calls: [call('steps'), call('slow')],
+      onCallStarted: ({ callId }) => seen.push(`started ${callId}`),
+      onCallProgress: ({ callId, toolName, data }) =>
+        seen.push(`progress ${callId} ${toolName} ${JSON.stringify(data)}`),
+      onCallFinished: ({ callId }) => seen.push(`finished ${callId}`),
+    });
+    (await late.promise)('after the result');
+    expect(seen.filter((line) => line.includes('call_steps'))).toEqual([
+      'started call_steps',
+      'progress call_steps steps {"done":1,"of":2}',
+      'progress call_steps steps {"done":2,"of":2}',
+      'finished call_steps',
+    ]);
+    expect(seen.filter((line) => line.includes('call_slow'))).toEqual([
+      'started call_slow',
+      'finished call_slow',
+    ]);
+  });
+
+  it('isolates a throwing onCallProgress: the tool goes on and its result counts', async () => {
+    const errors: unknown[] = [];
+    const chatty = defineTool({
+      name: 'chatty',
+      description: 'Reports, then answers.',
+      parameters: { type: 'object' },
+      execute: (_args: Record<string, unknown>, { reportProgress }) => {
+        reportProgress('working');
+        return 'answer';
+      },
+    });
+    const [result] = await executeToolCalls({
+      tools: [chatty],
+      calls: [call('chatty')],
+      onCallProgress: () => {
+        throw new Error('listener broke');
+      },
+      onCallbackError: (error) => errors.push(error),
+    });
+    expect(result).toMatchObject({ content: 'answer', isError: false });
+    expect(errors).toEqual([new Error('listener broke')]);
+  });
+
   it('runs parallel calls concurrently: each tool waits for the other to start', async () => {
     const firstStarted = deferred();
     const secondStarted = deferred();
@@ -442,7 +513,7 @@ describe('executeToolCalls', () => {
     expect(abortedOptions?.signal.reason).toMatchObject({ message: 'host stopped' });
   });
 
-  it('passes the call id and a signal to execute', async () => {
+  it('passes the call id, a signal and reportProgress to execute', async () => {
     const execute = vi.fn(() => 'ok');
     const tool = defineTool({
       name: 'spy',
@@ -453,7 +524,7 @@ describe('executeToolCalls', () => {
     await executeToolCalls({ tools: [tool], calls: [call('spy', { a: 1 }, 'call_42')] });
     expect(execute).toHaveBeenCalledWith(
       { a: 1 },
-      { callId: 'call_42', signal: expect.any(AbortSignal) },
+      { callId: 'call_42', signal: expect.any(AbortSignal), reportProgress: expect.any(Function) },
     );
   });
 

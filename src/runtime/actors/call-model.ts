@@ -1,9 +1,14 @@
 import type { CallModelInput, CallModelOutput } from '../../../machines/agent-loop.types.js';
 import { ModelError } from '../../errors/model-error.js';
-import type { TelemetryEvent } from '../../events/telemetry-events.js';
+import type {
+  InferenceDelta,
+  ReasoningDelta,
+  TelemetryEvent,
+  ToolCallDelta,
+} from '../../events/telemetry-events.js';
 import type { NewSessionEvent } from '../../log/events.js';
 import { classifyModelError } from '../../model/classify-error.js';
-import type { ModelAdapter, ModelRequest, ModelResponse } from '../../model/types.js';
+import type { ModelAdapter, ModelDelta, ModelRequest, ModelResponse } from '../../model/types.js';
 import { describeValue, isRecord } from '../../transcript/describe-value.js';
 import { forward, loopActor } from './loop-actor-context.js';
 import { toAssistantItem } from './to-assistant-item.js';
@@ -31,15 +36,17 @@ export const callModelActor = loopActor<CallModelOutput, CallModelInput>(
       transcript,
       tools: specs,
       signal,
-      onTextDelta: (delta) =>
-        telemetry({
-          type: 'InferenceDelta',
+      onDelta: (delta) => {
+        // A piece that arrives after an abort belongs to an answer that will not be logged.
+        if (signal.aborted) return;
+        const event = deltaEvent(delta, {
           sessionId: input.sessionId,
           runId: input.runId,
           at: Date.now(),
           step: input.step,
-          delta,
-        }),
+        });
+        if (event !== undefined) telemetry(event);
+      },
     });
     const durationMs = performance.now() - started;
     const assistant = toAssistantItem(response, session);
@@ -72,6 +79,32 @@ export const callModelActor = loopActor<CallModelOutput, CallModelInput>(
     };
   },
 );
+
+/** The telemetry event of one streamed piece of the answer; none for what is not a delta. */
+function deltaEvent(
+  delta: ModelDelta,
+  base: { sessionId: string; runId: string; at: number; step: number },
+): InferenceDelta | ReasoningDelta | ToolCallDelta | undefined {
+  // A JavaScript adapter may report anything: only well-formed pieces become telemetry.
+  if (!isRecord(delta as unknown) || typeof delta.delta !== 'string') return undefined;
+  switch (delta.type) {
+    case 'text':
+      return { type: 'InferenceDelta', ...base, delta: delta.delta };
+    case 'reasoning':
+      return { type: 'ReasoningDelta', ...base, delta: delta.delta };
+    case 'tool_call':
+      return {
+        type: 'ToolCallDelta',
+        ...base,
+        index: delta.index,
+        ...(delta.callId === undefined ? {} : { callId: delta.callId }),
+        ...(delta.toolName === undefined ? {} : { toolName: delta.toolName }),
+        delta: delta.delta,
+      };
+    default:
+      return undefined;
+  }
+}
 
 /**
  * A custom adapter may throw anything, or resolve anything: classify a throw, and refuse an

@@ -73,6 +73,16 @@ export const runToolsActor = loopActor<RunToolsOutput, RunToolsInput>(
           callId,
           toolName,
         }),
+      onCallProgress: ({ callId, toolName, data }) =>
+        telemetry({
+          type: 'ToolCallProgress',
+          sessionId: input.sessionId,
+          runId,
+          at: Date.now(),
+          callId,
+          toolName,
+          data,
+        }),
       onCallFinished: ({ callId, toolName, isError, durationMs, outputLength }) =>
         telemetry({
           type: 'ToolCallFinished',
