@@ -4,6 +4,7 @@
  */
 
 export type { CompactionRecord } from '../integrations/compact-once.js';
+export { type AiSdkModelOptions, aiSdkModel } from './ai-sdk-model.js';
 export { type AiSdkSummarizerOptions, aiSdkSummarizer } from './ai-sdk-summarizer.js';
 export { type FromModelMessagesOptions, fromModelMessages } from './from-model-messages.js';
 export {

@@ -16,7 +16,8 @@ import type { Item } from '../transcript/types.js';
  * - 5: provider data on reasoning. An assistant item's reasoning part may carry `providerData`,
  *   an opaque JSON object keyed by provider (a thinking signature, encrypted reasoning, a server
  *   item id) that is sent back byte-identical; appends refuse one that a JSON round trip would
- *   change. A compaction marker's `tier` may be `provider` (the provider compacted the span
+ *   change. A context item may carry `providerData` the same way (a provider's compaction
+ *   item). A compaction marker's `tier` may be `provider` (the provider compacted the span
  *   itself). Logs of versions 1-4 have neither and read unchanged; a version-4 reader refuses a
  *   version-5 log by its version.
  *

@@ -1,4 +1,4 @@
-import { reasoningDataProblem } from '../transcript/provider-data.js';
+import { itemProviderDataProblem } from '../transcript/provider-data.js';
 import { SESSION_EVENT_TYPES } from './events.js';
 
 /** Fields an event offered for appending may carry; none is trusted until checked. */
@@ -44,7 +44,7 @@ interface UntrustedItem {
 /**
  * What is wrong with an event offered for appending, or undefined when it can be stored. Checks
  * the envelope and each type's own fields; item contents are the transcript module's concern,
- * except a reasoning part's opaque `providerData`, which must survive the log's JSON round trip
+ * except opaque `providerData` (on reasoning parts and context items), which must survive the log's JSON round trip
  * unchanged (schema version 5), so it is checked here for every store.
  */
 export function newEventProblem({
@@ -125,7 +125,7 @@ function itemsProblem(items: unknown): string | undefined {
   const index = items.findIndex((item) => !hasStringId(item));
   if (index !== -1) return `item ${index} is not an object with a string id`;
   for (const [itemIndex, item] of items.entries()) {
-    const problem = reasoningDataProblem(item);
+    const problem = itemProviderDataProblem(item);
     if (problem !== undefined) return `item ${itemIndex}: ${problem}`;
   }
   return undefined;
@@ -149,7 +149,7 @@ function replacementProblem({
   });
   if (index !== -1) return `view entry ${index} is neither {ref} nor {item} with a string id`;
   for (const [entryIndex, value] of view.entries()) {
-    const problem = reasoningDataProblem(asObject<UntrustedViewEntry>(value)?.item);
+    const problem = itemProviderDataProblem(asObject<UntrustedViewEntry>(value)?.item);
     if (problem !== undefined) return `view entry ${entryIndex}: ${problem}`;
   }
   if (!isCount(event.tokensBefore)) return 'tokensBefore must be a whole number of 0 or more';

@@ -1,13 +1,13 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
-import { ConfigError } from '../errors/config-error.js';
 import { ModelError } from '../errors/model-error.js';
 import { chatRequestBody } from './chat-request.js';
 import { classifyModelError } from './classify-error.js';
 import { IdleTimeout } from './idle-timeout.js';
+import { openAIConnection } from './openai-client.js';
 import { readCompletion } from './read-completion.js';
 import { readStream } from './read-stream.js';
-import { DEFAULT_MAX_RETRY_WAIT_MS, retryRequests } from './retry-requests.js';
+import { DEFAULT_MAX_RETRY_WAIT_MS } from './retry-requests.js';
 import type { ModelAdapter, ModelRequest, ModelResponse } from './types.js';
 
 export interface OpenAIChatModelOptions {
@@ -65,42 +65,15 @@ export function openAIChatModel({
   maxRetryWaitMs = DEFAULT_MAX_RETRY_WAIT_MS,
   timeout,
 }: OpenAIChatModelOptions): ModelAdapter {
-  if (typeof model !== 'string' || model === '') {
-    throw new ConfigError('openAIChatModel needs a non-empty `model` name.');
-  }
-  if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0)) {
-    throw new ConfigError(
-      `openAIChatModel: maxRetries must be a whole number >= 0 (got ${maxRetries}).`,
-    );
-  }
-  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0)) {
-    throw new ConfigError(
-      `openAIChatModel: timeout must be a whole number of milliseconds > 0 (got ${timeout}).`,
-    );
-  }
-  if (!(Number.isInteger(maxRetryWaitMs) && maxRetryWaitMs >= 0)) {
-    throw new ConfigError(
-      `openAIChatModel: maxRetryWaitMs must be a whole number of milliseconds >= 0 (got ${maxRetryWaitMs}).`,
-    );
-  }
-  const openai = client ?? createClient({ baseURL, apiKey, maxRetries: maxRetries ?? 2 });
-  const retries = maxRetries ?? openai.maxRetries;
-  /** Options of one attempt: the SDK never retries (its sleep ignores the signal); we do. */
-  const attemptOptions = (retry: number, signal: AbortSignal) => ({
-    maxRetries: 0,
-    ...(timeout !== undefined && { timeout }),
-    signal,
-    headers: { 'x-stainless-retry-count': String(retry) },
+  const { openai, withRetries: createWithRetries } = openAIConnection('openAIChatModel', {
+    client,
+    baseURL,
+    apiKey,
+    model,
+    maxRetries,
+    maxRetryWaitMs,
+    timeout,
   });
-  const createWithRetries = <T>(
-    create: (options: ReturnType<typeof attemptOptions>) => Promise<T>,
-    signal: AbortSignal,
-  ): Promise<T> =>
-    retryRequests((retry) => create(attemptOptions(retry, signal)), {
-      maxRetries: retries,
-      maxRetryWaitMs,
-      signal,
-    });
 
   async function generate(request: ModelRequest): Promise<ModelResponse> {
     const body = chatRequestBody({ request, model, temperature });
@@ -161,27 +134,4 @@ export function openAIChatModel({
   }
 
   return { name: `openai:${model}`, model, generate };
-}
-
-function createClient({
-  baseURL,
-  apiKey,
-  maxRetries,
-}: {
-  baseURL: string | undefined;
-  apiKey: string | undefined;
-  maxRetries: number;
-}): OpenAI {
-  try {
-    return new OpenAI({
-      maxRetries,
-      ...(baseURL !== undefined && { baseURL }),
-      ...(apiKey !== undefined && { apiKey }),
-    });
-  } catch (error) {
-    throw new ConfigError(
-      `openAIChatModel needs a \`client\`, or an \`apiKey\` (and usually a \`baseURL\`): ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
-    );
-  }
 }

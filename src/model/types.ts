@@ -1,4 +1,4 @@
-import type { Item, ReasoningPart, ToolCall } from '../transcript/types.js';
+import type { ContextItem, Item, ReasoningPart, ToolCall } from '../transcript/types.js';
 
 /** What a model sees of a tool: its name, description and JSON Schema parameters. */
 export interface ToolSpec {
@@ -69,6 +69,21 @@ export interface ModelResponse {
   readonly finishReason?: string;
   /** The model that answered, as the provider names it. */
   readonly model: string;
+  /**
+   * The provider compacted the request's whole history on its side (OpenAI's `context_management`
+   * compaction) before answering. The loop records a compaction marker of tier `provider` whose
+   * view is `item` alone, so the next request sends `item` in place of everything it replaced;
+   * the log keeps everything.
+   */
+  readonly providerCompaction?: ProviderCompaction;
+}
+
+/** A compaction the provider made; see `ModelResponse.providerCompaction`. */
+export interface ProviderCompaction {
+  /** Stands for the replaced history; its `providerData` holds what the provider needs back. */
+  readonly item: ContextItem;
+  /** Recorded as the marker's strategy, e.g. `openai:compaction`. */
+  readonly strategy: string;
 }
 
 /**

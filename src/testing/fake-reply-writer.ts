@@ -1,7 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import { abortableDelay } from './abortable-delay.js';
 import { buildChunks, buildCompletion, type CompletionContext } from './fake-completion.js';
-import type { FakeAnswer, FakeHttpErrorFault, FakeReply } from './fake-replies.js';
+import type {
+  FakeAnswer,
+  FakeFault,
+  FakeHttpErrorFault,
+  FakeReply,
+  FakeTruncatedStreamFault,
+} from './fake-replies.js';
 import type { FakeRequest } from './fake-request.js';
 
 export interface WriteReplyOptions {
@@ -16,40 +22,67 @@ export interface WriteReplyOptions {
 
 /** Sends one scripted reply (an answer or a fault) over a real HTTP response. */
 export async function writeReply(options: WriteReplyOptions): Promise<void> {
-  const { reply, response, signal } = options;
+  const { reply, signal } = options;
   if (!('fault' in reply)) {
     if (!(await abortableDelay({ milliseconds: reply.delayMs ?? 0, signal }))) return;
     await writeAnswer({ ...options, answer: reply });
     return;
   }
-  if (reply.fault === 'hang') {
+  await writeFault({
+    ...options,
+    fault: reply,
+    writeTruncated: (fault) => writeTruncated({ ...options, answer: fault.answer, fault }),
+  });
+}
+
+/**
+ * Sends a fault the same way for every fake protocol: an HTTP error, a raw response, a hang, a
+ * reset, malformed JSON (as an SSE event when streaming). A truncated stream is the protocol's
+ * own, so `writeTruncated` writes it.
+ */
+export async function writeFault({
+  fault,
+  request,
+  response,
+  signal,
+  requestId,
+  writeTruncated: truncated,
+}: {
+  readonly fault: FakeFault;
+  readonly request: { readonly stream: boolean };
+  readonly response: ServerResponse;
+  readonly signal: AbortSignal;
+  readonly requestId: string;
+  readonly writeTruncated: (fault: FakeTruncatedStreamFault) => Promise<void>;
+}): Promise<void> {
+  if (fault.fault === 'hang') {
     await abortableDelay({ milliseconds: Number.POSITIVE_INFINITY, signal });
     response.destroy();
     return;
   }
-  if (!(await abortableDelay({ milliseconds: reply.delayMs ?? 0, signal }))) return;
-  switch (reply.fault) {
+  if (!(await abortableDelay({ milliseconds: fault.delayMs ?? 0, signal }))) return;
+  switch (fault.fault) {
     case 'http_error':
-      writeHttpError({ fault: reply, response, requestId: options.requestId });
+      writeHttpError({ fault, response, requestId });
       return;
     case 'raw_response':
-      response.writeHead(reply.status, { 'x-request-id': options.requestId, ...reply.headers });
-      response.end(reply.body);
+      response.writeHead(fault.status, { 'x-request-id': requestId, ...fault.headers });
+      response.end(fault.body);
       return;
     case 'reset':
       response.socket?.destroy();
       return;
     case 'malformed_json':
-      if (options.request.stream) {
-        startEventStream({ response, requestId: options.requestId });
-        response.end(`data: ${reply.body}\n\n`);
+      if (request.stream) {
+        startEventStream({ response, requestId });
+        response.end(`data: ${fault.body}\n\n`);
       } else {
-        response.writeHead(200, jsonHeaders(options.requestId));
-        response.end(reply.body);
+        response.writeHead(200, jsonHeaders(requestId));
+        response.end(fault.body);
       }
       return;
     case 'truncated_stream':
-      await writeTruncated({ ...options, answer: reply.answer, fault: reply });
+      await truncated(fault);
       return;
   }
 }
@@ -126,7 +159,7 @@ function writeHttpError({
   );
 }
 
-function startEventStream({
+export function startEventStream({
   response,
   requestId,
 }: {
@@ -142,7 +175,7 @@ function startEventStream({
   response.flushHeaders();
 }
 
-function jsonHeaders(requestId: string): Record<string, string> {
+export function jsonHeaders(requestId: string): Record<string, string> {
   return { 'content-type': 'application/json', 'x-request-id': requestId };
 }
 

@@ -26,7 +26,7 @@ export interface FakeRequestHeaders {
 }
 
 /** One request the fake server received, recorded before it was answered. */
-export interface FakeRequest {
+export interface FakeRequest<Body = FakeChatRequestBody> {
   /** Position among all requests this server received, from 0. */
   readonly index: number;
   readonly method: string;
@@ -35,7 +35,7 @@ export interface FakeRequest {
   /** Header names in lower case; repeated headers joined with `, `. */
   readonly headers: FakeRequestHeaders;
   /** The parsed JSON body; `undefined` when the body was empty or not JSON. */
-  readonly body: FakeChatRequestBody | undefined;
+  readonly body: Body | undefined;
   readonly rawBody: string;
   /** Whether the client asked for a server-sent-event stream. */
   readonly stream: boolean;

@@ -1,6 +1,26 @@
 /** The `loopkeeper/testing` entry: offline and over-HTTP fakes for testing agent loops. */
 
 export {
+  type FakeAnthropicAnswer,
+  type FakeAnthropicBrokenStream,
+  type FakeAnthropicFault,
+  type FakeAnthropicHang,
+  type FakeAnthropicHttpError,
+  type FakeAnthropicReply,
+  type FakeAnthropicReset,
+  type FakeAnthropicThinking,
+  type FakeAnthropicToolCall,
+  fakeAnthropicFaults,
+} from './anthropic/fake-anthropic-replies.js';
+export {
+  type FakeAnthropicHandler,
+  type FakeAnthropicRequest,
+  type FakeAnthropicServer,
+  type FakeAnthropicServerOptions,
+  startFakeAnthropicServer,
+} from './anthropic/fake-anthropic-server.js';
+export type { FakeHttpServer } from './fake-http-server.js';
+export {
   type FakeOpenAIServer,
   type FakeOpenAIServerOptions,
   type FakeReplyHandler,
@@ -22,6 +42,18 @@ export {
   isFakeFault,
 } from './fake-replies.js';
 export type { FakeChatRequestBody, FakeRequest, FakeRequestHeaders } from './fake-request.js';
+export type {
+  FakeResponsesAnswer,
+  FakeResponsesReasoning,
+  FakeResponsesReply,
+  FakeResponsesRequestBody,
+} from './fake-responses-replies.js';
+export {
+  type FakeResponsesHandler,
+  type FakeResponsesServer,
+  type FakeResponsesServerOptions,
+  startFakeResponsesServer,
+} from './fake-responses-server.js';
 export {
   type CompactionQualityOptions,
   type CompactionQualityReport,

@@ -143,5 +143,8 @@ function toolResultProblems(item: Record<string, unknown>): string[] {
 }
 
 function contextProblems(item: Record<string, unknown>): string[] {
-  return [...requiredString(item, 'text'), ...optionalString(item, 'name')];
+  const problems = [...requiredString(item, 'text'), ...optionalString(item, 'name')];
+  const { providerData } = item;
+  const problem = providerData === undefined ? undefined : providerDataProblem(providerData);
+  return problem === undefined ? problems : [...problems, problem];
 }

@@ -30,6 +30,7 @@ export type {
   JsonValue,
   ProtocolProblem,
   ProtocolProblemKind,
+  ProviderData,
   ReasoningPart,
   ReasoningProviderData,
   Repair,

@@ -61,11 +61,16 @@ function isPlainObject(value: object): boolean {
 }
 
 /**
- * The first problem of an item's reasoning parts' provider data, with the part's index, or
- * undefined. Items that are not assistant items, or carry no provider data, have none.
+ * The first problem of an item's provider data (on a context item, or on its reasoning parts,
+ * with the part's index), or undefined. Items that carry none have none.
  */
-export function reasoningDataProblem(item: unknown): string | undefined {
-  if (!isRecord(item) || item['kind'] !== 'assistant') return undefined;
+export function itemProviderDataProblem(item: unknown): string | undefined {
+  if (!isRecord(item)) return undefined;
+  if (item['kind'] === 'context') {
+    const providerData = item['providerData'];
+    return providerData === undefined ? undefined : providerDataProblem(providerData);
+  }
+  if (item['kind'] !== 'assistant') return undefined;
   const reasoning: unknown = item['reasoning'];
   if (!Array.isArray(reasoning)) return undefined;
   for (const [index, part] of (reasoning as unknown[]).entries()) {

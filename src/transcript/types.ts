@@ -33,14 +33,17 @@ export type JsonValue =
   | { readonly [key: string]: JsonValue };
 
 /**
- * What a provider needs back, unchanged, to accept a reasoning part it produced, keyed by
+ * What a provider needs back, unchanged, to accept a reasoning part (or a compaction item) it produced, keyed by
  * provider (the adapter's name for it: `openai`, `anthropic`, ...). loopkeeper never reads,
  * edits or counts it; an adapter sends back only its own key and ignores the others. Examples:
  * `{openai: {id: 'rs_…', encryptedContent: '…'}}` for a Responses reasoning item,
  * `{anthropic: {signature: '…'}}` for a signed thinking block, `{anthropic: {redactedData: '…'}}`
  * for a redacted one (with empty `text`).
  */
-export type ReasoningProviderData = { readonly [provider: string]: JsonValue };
+export type ProviderData = { readonly [provider: string]: JsonValue };
+
+/** `ProviderData` on a reasoning part. */
+export type ReasoningProviderData = ProviderData;
 
 export interface ReasoningPart {
   /** The reasoning as readable text; empty when the provider sent it only encrypted or redacted. */
@@ -113,6 +116,12 @@ export interface ContextItem {
   readonly name?: string;
   readonly text: string;
   readonly chatShape?: ChatShape;
+  /**
+   * Opaque provider data, as on a reasoning part: a provider-side compaction item (OpenAI's
+   * `{openai: {type: 'compaction', encryptedContent}}`) is a context item whose `text` says what
+   * it stands for and whose state only that provider can read.
+   */
+  readonly providerData?: ProviderData;
 }
 
 export type Item = UserItem | AssistantItem | ToolResultItem | ContextItem;

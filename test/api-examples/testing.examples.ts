@@ -9,9 +9,11 @@ import {
   openAIChatModel,
   runTurn,
 } from 'loopkeeper';
+import { openAIResponsesModel } from 'loopkeeper/model';
 import {
   buildReplayPlan,
   createReplayTools,
+  fakeAnthropicFaults,
   fakeFaults,
   type FakeReply,
   isFakeFault,
@@ -20,7 +22,9 @@ import {
   recordedSession,
   replayRecording,
   ScriptedModel,
+  startFakeAnthropicServer,
   startFakeOpenAIServer,
+  startFakeResponsesServer,
   workFactsOf,
 } from 'loopkeeper/testing';
 
@@ -47,6 +51,15 @@ export async function example_createReplayTools(): Promise<void> {
   });
   // Tools that answer each recorded call with the output it got when it was recorded.
   const tools = createReplayTools({ toolNames: plan.toolNames, outputs: plan.outputs });
+}
+
+// fakeAnthropicFaults: src/testing/anthropic/fake-anthropic-replies.ts
+export async function example_fakeAnthropicFaults(): Promise<void> {
+  // The first request is too long for the window; the retry after a compaction is answered.
+  const server = await startFakeAnthropicServer({
+    replies: [fakeAnthropicFaults.promptTooLong({ maxTokens: 200_000 }), { text: 'Done.' }],
+  });
+  await server.close();
 }
 
 // fakeFaults: src/testing/fake-replies.ts
@@ -128,11 +141,31 @@ export async function example_ScriptedModel(): Promise<void> {
   const loop = createAgentLoop({ model });
 }
 
+// startFakeAnthropicServer: src/testing/anthropic/fake-anthropic-server.ts
+export async function example_startFakeAnthropicServer(): Promise<void> {
+  const server = await startFakeAnthropicServer({
+    replies: [{ thinking: [{ thinking: 'Plan.', signature: 'sig-1' }], text: 'Hello.' }],
+  });
+  // createAnthropic({ baseURL: server.url, apiKey: 'test' }) from @ai-sdk/anthropic talks to it.
+  console.log(server.url); // http://127.0.0.1:<port>/v1
+  await server.close();
+}
+
 // startFakeOpenAIServer: src/testing/fake-openai-server.ts
 export async function example_startFakeOpenAIServer(): Promise<void> {
   // A real HTTP server speaking Chat Completions: the real SDK, no network.
   const server = await startFakeOpenAIServer({ replies: [{ text: 'Hello from the fake.' }] });
   const model = openAIChatModel({ baseURL: server.url, apiKey: 'test', model: 'fake' });
+  // ... run a loop with `model`, then inspect server.requests
+  await server.close();
+}
+
+// startFakeResponsesServer: src/testing/fake-responses-server.ts
+export async function example_startFakeResponsesServer(): Promise<void> {
+  const server = await startFakeResponsesServer({
+    replies: [{ reasoning: [{ summary: 'Greet back.' }], text: 'Hello!' }],
+  });
+  const model = openAIResponsesModel({ baseURL: server.url, apiKey: 'test', model: 'fake' });
   // ... run a loop with `model`, then inspect server.requests
   await server.close();
 }

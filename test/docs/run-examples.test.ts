@@ -16,6 +16,7 @@ const offlineExamples = [
   'scripted-tool-turn',
   'durable-approval',
   'readme-approval',
+  'ai-sdk-offline',
 ];
 
 afterEach(() => {
@@ -56,6 +57,7 @@ describe('docs/examples', () => {
     }
     if (name === 'getting-started') expect(printed).toEqual(['completed in 2 steps: It is noon.']);
     if (name === 'readme-file-store') expect(printed).toContain('2 items restored');
+    if (name === 'ai-sdk-offline') expect(printed).toEqual(['It is noon.', 'true']);
     if (name === 'readme-approval') {
       expect(printed).toEqual([
         'awaiting_approval {"order":"1234"}',

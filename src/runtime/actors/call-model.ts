@@ -65,6 +65,22 @@ export const callModelActor = loopActor<CallModelOutput, CallModelInput>(
         estimatedPromptTokens: estimate,
       });
     }
+    const compaction = response.providerCompaction;
+    if (compaction !== undefined) {
+      // After the usage: the reported prompt described the history the provider replaced, so
+      // the marker makes it stale and our own trigger does not compact the same span again.
+      events.push({
+        type: 'transcript-replaced',
+        runId: input.runId,
+        throughSeq: session.lastSeq,
+        view: [{ item: compaction.item }],
+        reason: 'threshold',
+        tier: 'provider',
+        strategies: [compaction.strategy],
+        tokensBefore: estimate,
+        tokensAfter: counter.count([compaction.item]),
+      });
+    }
     events.push({ type: 'items-appended', runId: input.runId, items: [assistant] });
     if (signal.aborted) throw signal.reason;
     await session.appendForRun(input.runId, events);
