@@ -5,6 +5,7 @@ const marker = Symbol.for('loopkeeper.error.concurrency');
 
 /**
  * An append was made against a stale `expectedSeq`: another writer got there first. Nothing was written.
+ * Code `run_id_reused`: a Restate `send` named a recorded run with other content.
  *
  * @example
  * ```ts

@@ -33,7 +33,7 @@ export const ERROR_CODES = {
     'summary_timeout',
     'trigger_failed',
   ],
-  ConcurrencyError: ['concurrency'],
+  ConcurrencyError: ['concurrency', 'run_id_reused'],
   ConfigError: [
     'config',
     'config_duplicate_tool_name',
@@ -93,7 +93,13 @@ export const ERROR_CODES = {
     /** A Restate session: the log would grow past the object's `maxSessionBytes`. */
     'session_full',
   ],
-  ToolError: ['tool', 'tool_invalid_definition', 'tool_output_too_large'],
+  ToolError: [
+    'tool',
+    'tool_invalid_definition',
+    'tool_output_too_large',
+    /** A Restate session: a non-idempotent call a crash cut off, not run again. */
+    'tool_interrupted',
+  ],
   /** The `loopkeeper` command's own: a bad command line, a demo replay that did not complete. */
   UsageError: ['usage'],
   CommandError: ['demo_step_limit', 'demo_run_failed'],

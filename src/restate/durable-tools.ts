@@ -17,6 +17,9 @@ export interface DurableToolExecutionOptions extends ToolExecutionOptions {
 /**
  * Wraps each tool so a call is one journaled step: a retried invocation gets the recorded
  * output (or the recorded failure) back, and a tool whose step was recorded is not run again.
+ * A call cut off by a crash runs again (same `idempotencyKey`) only when its tool is
+ * `idempotent`; otherwise the model gets an `isError` result (`tool_interrupted`) saying it may
+ * or may not have taken effect, as a resumed run in one process does.
  * An output over `maxOutputBytes` is never journaled: the step records a `tool_output_too_large`
  * failure instead, which the model sees as an `isError` result.
  */
@@ -41,13 +44,17 @@ export function durableTools({
       ...tool,
       async execute(args: never, options: ToolExecutionOptions): Promise<unknown> {
         const idempotencyKey = `${sessionId}/${options.callId}`;
-        const outcome = await steps.attempt(`tool ${options.callId}`, () =>
-          executeOnce({
-            run: () => execute(args, { ...options, idempotencyKey }),
-            signal: options.signal,
-            name: tool.name,
-            maxOutputBytes,
-          }),
+        const started = await startStep({ steps, callId: options.callId, tool });
+        if (started === undefined) throw new DurableStepError('The run was aborted.');
+        const outcome = await steps.attempt(`tool ${options.callId}`, async () =>
+          started.firstAttempt
+            ? executeOnce({
+                run: () => execute(args, { ...options, idempotencyKey }),
+                signal: options.signal,
+                name: tool.name,
+                maxOutputBytes,
+              })
+            : interrupted(tool.name),
         );
         if (outcome === undefined) throw new DurableStepError('The run was aborted.');
         if (outcome.ok) return outcome.value;
@@ -58,6 +65,37 @@ export function durableTools({
       },
     };
   });
+}
+
+/**
+ * A journaled step before each call: once it is recorded, for a tool that is not `idempotent`,
+ * an attempt that finds it in the journal (a retry after a worker or server crash) while the
+ * call's own result is not there knows the call may have run, and does not run it blindly.
+ * The SDK resolves a step only after the server stored it, so the mark is durable before the
+ * tool starts. An idempotent tool runs again, with the same key.
+ */
+async function startStep({
+  steps,
+  callId,
+  tool,
+}: {
+  readonly steps: DurableSteps;
+  readonly callId: string;
+  readonly tool: AnyToolDefinition;
+}): Promise<{ readonly firstAttempt: boolean } | undefined> {
+  // Marked for idempotent tools too, so the steps of parallel calls stay in one batch.
+  let firstAttempt = false;
+  const mark = await steps.attempt(`tool ${callId} started`, async () => {
+    firstAttempt = true;
+    return { ok: true, value: null };
+  });
+  if (mark === undefined) return undefined;
+  return { firstAttempt: firstAttempt || tool.idempotent === true };
+}
+
+function interrupted(name: string): StepOutcome<unknown> {
+  const message = `The call of ${name} was started before a crash (of a worker or of the restate-server) and its result was not recorded, so it may or may not have taken effect. ${name} is not idempotent, so it was not run again.`;
+  return { ok: false, error: { name: 'ToolError', code: 'tool_interrupted', message } };
 }
 
 async function executeOnce({

@@ -2,6 +2,11 @@
  * The `loopkeeper/restate` entry: sessions as Restate Virtual Objects. Needs the optional peer
  * dependency @restatedev/restate-sdk; the core entry never imports it.
  */
+export {
+  type AbortLoopSessionOptions,
+  type AbortLoopSessionResult,
+  abortLoopSession,
+} from './abort-session.js';
 export type { DurableToolExecutionOptions } from './durable-tools.js';
 export type { LoopObjectLimits } from './limits.js';
 export {
@@ -11,6 +16,7 @@ export {
   type LoopObjectOptions,
 } from './loop-object.js';
 export type {
+  AbortResult,
   DurableTurnResult,
   LoopObjectLoopOptions,
   SendMessageInput,

@@ -17,8 +17,8 @@ export interface LoopObjectLimits {
    * The largest session log. A `send` that would grow it further is refused before its run
    * starts (`StoreError` `session_full`); an append inside a run that would cross it fails the
    * run with the same code, except the small writes that close a run. Default 8 MiB: a `send`
-   * loads the session's state (the log, the run results, the telemetry) in one message, which
-   * must stay within the server's per-invocation memory.
+   * of a session without a compactor reads its whole log, and its invocation must stay within
+   * the server's per-invocation memory.
    */
   readonly maxSessionBytes?: number;
 }

@@ -13,8 +13,10 @@ export type LoopObjectLoopOptions = Omit<AgentLoopOptions, 'store' | 'sessionId'
 export interface SendMessageInput {
   readonly content: UserContent;
   /**
-   * Names the run; sending the same `runId` again returns the recorded result instead of
-   * starting a second run (for hosts that retry a send). Made for you when absent.
+   * Names the run; sending the same `runId` again with the same content returns the recorded
+   * result instead of starting a second run (for hosts that retry a send). With other content
+   * it is refused (terminal 409, `run_id_reused`): a run id stands for one message. Made for you
+   * when absent.
    */
   readonly runId?: string;
 }
@@ -56,4 +58,12 @@ export interface TelemetryPage {
   readonly events: readonly TelemetryRecord[];
   /** Pass as `fromSeq` to read on; equals the first seq not yet recorded when caught up. */
   readonly nextSeq: number;
+}
+
+/** What `abort()` answers. */
+export interface AbortResult {
+  /** False when no `send` or `approve` was running. */
+  readonly aborted: boolean;
+  /** The invocation asked to cancel, for `abortLoopSession` or Restate's admin API. */
+  readonly invocationId: string | null;
 }

@@ -10,9 +10,11 @@ import { pendingApprovalsIn } from '../runtime/run-progress.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
+import { closeKilledRun, killedInvocation } from './close-killed-run.js';
 import { type DurableAction, runDurableTurn } from './durable-turn.js';
 import { type LoopObjectLimits, resolveLimits } from './limits.js';
 import type {
+  AbortResult,
   ApproveInput,
   DurableTurnResult,
   LoopObjectLoopOptions,
@@ -21,6 +23,7 @@ import type {
   TelemetryPageInput,
 } from './loop-object-types.js';
 import { parseApproveInput, parseSendInput, parseTelemetryPageInput } from './parse-input.js';
+import { assertSameRunInput, runInputDigest } from './run-input.js';
 import { admitMessage } from './send-admission.js';
 import { readHead } from './session-head.js';
 import { stateKeys } from './state-keys.js';
@@ -50,8 +53,9 @@ export interface LoopObjectOptions<Name extends string = typeof LOOP_OBJECT_NAME
   readonly loop: (options: { readonly sessionId: string }) => LoopObjectLoopOptions;
   /**
    * Restate's own options for the object (timeouts, retry policy, retention). Lazy state is on
-   * for the shared handlers unless you set `enableLazyState: false` (they then read only the
-   * keys they need, not the session's whole state); `send` always loads the state eagerly.
+   * unless you set `enableLazyState: false`: every handler reads only the keys it needs (a
+   * `send` the head, the latest compaction marker, the items it keeps and the events since),
+   * not the session's whole state.
    */
   readonly restate?: restate.ObjectOptions;
   /** Size limits per session (defaults: 4 MiB per entry, 8 MiB per log); see docs/distributed.md. */
@@ -71,6 +75,10 @@ export interface LoopObjectOptions<Name extends string = typeof LOOP_OBJECT_NAME
  *   object's log, not an open invocation, so it can last as long as the object's state does.
  * - `pending()`: the calls the session's run waits for (empty when none).
  * - `abort()`: cancels the running `send`; the run ends `aborted` with synthetic tool results.
+ *   Resolves with the cancelled invocation's id; when cancellation cannot reach it (a stuck
+ *   worker, a paused invocation that fails again on replay), `abortLoopSession` kills it.
+ * - `close()`: closes the run a killed invocation left open (`failed`, `interrupted`, open calls
+ *   answered); a no-op otherwise. The next `send` or `approve` does the same first.
  * - `result({runId?})`: a finished run's result (the latest when no id is given), or null.
  * - `history()`: the effective history, what the model sees next.
  * - `log({fromSeq?, limit?})`: the session's events as stored, paged by seq (for audit).
@@ -118,25 +126,36 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
       readonly action: DurableAction;
     },
   ): Promise<DurableTurnResult> => {
+    const tokens = loopOptions.tokens ?? (await loadTokens(loopOptions.encoding));
+    let current = head;
+    if ((await killedInvocation(context)) !== null) {
+      const closed = await closeKilledRun({ context, head, limits, tokens });
+      current = { head: closed.head, migrated: false };
+    }
     context.set(stateKeys.activeInvocation, context.request().id);
     const result = await runDurableTurn({
       context,
-      head,
+      head: current,
       limits,
       loopOptions,
-      tokens: loopOptions.tokens ?? (await loadTokens(loopOptions.encoding)),
+      tokens,
       action,
     }).catch((error: unknown) => {
       // loopkeeper's own errors are deterministic (a bad option, a broken log, a decision for a
       // call nobody waits for): a retry would fail the same way. Anything else (the SDK's own
       // signals) passes as it is.
       if (!LoopkeeperError.isInstance(error)) throw error;
+      // The invocation ends here, its run closed or never started: it is not a killed one.
+      context.clear(stateKeys.activeInvocation);
       throw new restate.TerminalError(`The loop failed: ${describeThrownText(error)}`, {
         errorCode: ApprovalError.isInstance(error) ? 409 : 500,
       });
     });
     // A paused run's result is kept too, and replaced once a decision finishes the run.
     context.set(stateKeys.run(result.runId), result);
+    if (action.type === 'message') {
+      context.set(stateKeys.runInput(result.runId), runInputDigest(action.content));
+    }
     context.set(stateKeys.lastRunId, result.runId);
     context.clear(stateKeys.activeInvocation);
     return result;
@@ -145,32 +164,39 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
   return restate.object({
     name,
     handlers: {
-      send: eagerState(async (context: restate.ObjectContext, input: SendMessageInput) => {
-        const message = terminalOnError(() => parseSendInput(input));
-        const sessionId = context.key;
-        if (!isValidSessionId(sessionId)) {
-          throw new restate.TerminalError(`"${sessionId}" is not a valid loopkeeper session id`, {
-            errorCode: 400,
+      send: restate.handlers.object.exclusive(
+        async (context: restate.ObjectContext, input: SendMessageInput) => {
+          const message = terminalOnError(() => parseSendInput(input));
+          const sessionId = context.key;
+          if (!isValidSessionId(sessionId)) {
+            throw new restate.TerminalError(`"${sessionId}" is not a valid loopkeeper session id`, {
+              errorCode: 400,
+            });
+          }
+          const runId = message.runId ?? `${sessionId}:run-${context.rand.uuidv4()}`;
+          const recorded = await context.get<DurableTurnResult>(stateKeys.run(runId));
+          if (recorded !== null) {
+            await assertSameRunInput({ context, runId, content: message.content });
+            return recorded;
+          }
+          const head = await admitMessage({ context, content: message.content, limits });
+          const loopOptions = terminalOnError(() => loop({ sessionId }));
+          return runTurnIn(context, {
+            head,
+            loopOptions,
+            action: { type: 'message', content: message.content, runId },
           });
-        }
-        const runId = message.runId ?? `${sessionId}:run-${context.rand.uuidv4()}`;
-        const recorded = await context.get<DurableTurnResult>(stateKeys.run(runId));
-        if (recorded !== null) return recorded;
-        const head = await admitMessage({ context, content: message.content, limits });
-        const loopOptions = terminalOnError(() => loop({ sessionId }));
-        return runTurnIn(context, {
-          head,
-          loopOptions,
-          action: { type: 'message', content: message.content, runId },
-        });
-      }),
+        },
+      ),
 
-      approve: eagerState(async (context: restate.ObjectContext, input: ApproveInput) => {
-        const decisions = terminalOnError(() => parseApproveInput(input));
-        const head = await readHead(context);
-        const loopOptions = terminalOnError(() => loop({ sessionId: context.key }));
-        return runTurnIn(context, { head, loopOptions, action: { type: 'decide', decisions } });
-      }),
+      approve: restate.handlers.object.exclusive(
+        async (context: restate.ObjectContext, input: ApproveInput) => {
+          const decisions = terminalOnError(() => parseApproveInput(input));
+          const head = await readHead(context);
+          const loopOptions = terminalOnError(() => loop({ sessionId: context.key }));
+          return runTurnIn(context, { head, loopOptions, action: { type: 'decide', decisions } });
+        },
+      ),
 
       pending: restate.handlers.object.shared(
         async (context: restate.ObjectSharedContext): Promise<readonly PendingApproval[]> =>
@@ -178,11 +204,21 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
       ),
 
       abort: restate.handlers.object.shared(
-        async (context: restate.ObjectSharedContext): Promise<{ aborted: boolean }> => {
+        async (context: restate.ObjectSharedContext): Promise<AbortResult> => {
           const invocation = await context.get<restate.InvocationId>(stateKeys.activeInvocation);
-          if (invocation === null) return { aborted: false };
+          if (invocation === null) return { aborted: false, invocationId: null };
           context.cancel(invocation);
-          return { aborted: true };
+          return { aborted: true, invocationId: invocation };
+        },
+      ),
+
+      close: restate.handlers.object.exclusive(
+        async (context: restate.ObjectContext): Promise<{ closed: string | null }> => {
+          if ((await killedInvocation(context)) === null) return { closed: null };
+          const loopOptions = terminalOnError(() => loop({ sessionId: context.key }));
+          const tokens = loopOptions.tokens ?? (await loadTokens(loopOptions.encoding));
+          const head = await readHead(context);
+          return { closed: (await closeKilledRun({ context, head, limits, tokens })).runId };
         },
       ),
 
@@ -229,18 +265,6 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
 
 /** The object's type, for typed clients: `objectClient<LoopObject>({name: 'loopkeeper'}, id)`. */
 export type LoopObject = ReturnType<typeof createLoopObject<typeof LOOP_OBJECT_NAME>>;
-
-/**
- * An exclusive handler with eager state: a send reads the whole log anyway, and one start
- * message carrying the state is much faster than a round trip per read. `limits` keep that
- * state within the server's per-invocation memory; the shared handlers read lazily, so they
- * answer whatever the state's size.
- */
-function eagerState<Input, Output>(
-  handler: (context: restate.ObjectContext, input: Input) => Promise<Output>,
-) {
-  return restate.handlers.object.exclusive({ enableLazyState: false }, handler);
-}
 
 /** Bad input is the caller's mistake: retrying cannot fix it, so it is terminal. */
 function terminalOnError<T>(parse: () => T): T {

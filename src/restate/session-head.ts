@@ -10,17 +10,23 @@ import { stateKeys } from './state-keys.js';
  * no handler has to read the events to know either.
  *
  * Versions: 1, `{v, lastSeq, logBytes}` (sessions of the first layout kept only `lastSeq`
- * and are migrated on their next `send`).
+ * and are migrated on their next `send`); 2 adds `counts`, and the log is indexed (a session
+ * of version 1 is indexed by its next `send`, which reads its log once).
  */
 export interface SessionHead {
-  readonly v: 1;
+  readonly v: 1 | 2;
   readonly lastSeq: number;
   /** Bytes of JSON of every event in the log. */
   readonly logBytes: number;
+  /**
+   * Version 2: how many events of each indexed type the log holds (see `INDEXED_TYPES`); their
+   * seqs are under `index:<type>:<chunk>`, and each item's event under `item:<id>`.
+   */
+  readonly counts?: Readonly<Record<string, number>>;
 }
 
 /** Events read per batch of state reads: one round trip each with lazy state. */
-const READ_BATCH = 128;
+const READ_BATCH = 1024;
 
 /**
  * The head, or for a session of the first layout the head rebuilt from its `lastSeq` and its
@@ -32,7 +38,7 @@ export async function readHead(
   { countBytes = true }: { countBytes?: boolean } = {},
 ): Promise<{ head: SessionHead; migrated: boolean }> {
   const head = await context.get<SessionHead>(stateKeys.head);
-  if (head !== null) return { head, migrated: false };
+  if (head !== null) return { head, migrated: head.v !== 2 };
   const lastSeq = (await context.get<number>(stateKeys.lastSeq)) ?? 0;
   let logBytes = 0;
   if (countBytes && lastSeq > 0) {
@@ -40,7 +46,9 @@ export async function readHead(
       logBytes += jsonBytes(event);
     }
   }
-  return { head: { v: 1, lastSeq, logBytes }, migrated: lastSeq > 0 };
+  return lastSeq > 0
+    ? { head: { v: 1, lastSeq, logBytes }, migrated: true }
+    : { head: { v: 2, lastSeq: 0, logBytes: 0, counts: {} }, migrated: false };
 }
 
 /** Events `fromSeq..toSeq` from state, in batches of parallel reads; a missing one is a gap. */
@@ -63,6 +71,38 @@ export async function readEventRange(
     const batch = await RestatePromise.all(reads);
     for (const [offset, event] of batch.entries()) {
       const seq = start + offset;
+      if (event === null || event.seq !== seq) {
+        throw new StoreError(
+          `Session ${context.key}: event ${seq} is missing from the object's state`,
+          {
+            code: 'store_gap',
+          },
+        );
+      }
+      events.push(freezeDeep(event));
+    }
+  }
+  return events;
+}
+
+/** The events at `seqs` (any order, no gaps checked beyond each one being present). */
+export async function readEvents(
+  context: ObjectSharedContext,
+  seqs: readonly number[],
+): Promise<SessionEvent[]> {
+  const events: SessionEvent[] = [];
+  for (let start = 0; start < seqs.length; start += READ_BATCH) {
+    const batch = seqs.slice(start, start + READ_BATCH);
+    const read = await RestatePromise.all(
+      batch.map(
+        (seq) =>
+          context.get<SessionEvent>(
+            stateKeys.event(seq),
+          ) as unknown as RestatePromise<SessionEvent | null>,
+      ),
+    );
+    for (const [offset, event] of read.entries()) {
+      const seq = batch[offset] as number;
       if (event === null || event.seq !== seq) {
         throw new StoreError(
           `Session ${context.key}: event ${seq} is missing from the object's state`,

@@ -1,17 +1,21 @@
-import type { ObjectContext, ObjectSharedContext } from '@restatedev/restate-sdk';
+import {
+  type ObjectContext,
+  type ObjectSharedContext,
+  RestatePromise,
+} from '@restatedev/restate-sdk';
 import { ConcurrencyError } from '../errors/concurrency-error.js';
 import { describeThrownText } from '../errors/describe-thrown.js';
 import { isErrorCodeOf } from '../errors/error-codes.js';
 import { LoopkeeperError } from '../errors/loopkeeper-error.js';
 import { StoreError } from '../errors/store-error.js';
-import type { NewSessionEvent, SessionEvent } from '../log/events.js';
+import type { NewSessionEvent, SessionEvent, SessionEventType } from '../log/events.js';
 import { freezeDeep } from '../log/freeze-deep.js';
 import { jsonEqual } from '../log/json-equal.js';
 import { stampEvents } from '../log/stamp-events.js';
-import type { AppendOptions, ReadOptions, SessionStore } from '../log/store.js';
+import type { AppendOptions, IndexedSessionStore, ReadOptions } from '../log/store.js';
 import type { DurableSteps, StepOutcome } from './durable-steps.js';
 import { describeBytes, jsonBytes, type LoopObjectLimits } from './limits.js';
-import { readEventRange, readHead, type SessionHead } from './session-head.js';
+import { readEventRange, readEvents, readHead, type SessionHead } from './session-head.js';
 import { stateKeys } from './state-keys.js';
 
 /**
@@ -39,14 +43,22 @@ export interface RestateStateStoreOptions {
  * are already stored at those seqs returns them and writes nothing. Appends over the size limits
  * are refused before anything is journaled.
  */
-export class RestateStateStore implements SessionStore {
+export class RestateStateStore implements IndexedSessionStore {
   readonly #context: ObjectContext;
   readonly #sessionId: string;
   readonly #steps: DurableSteps;
   readonly #limits: Required<LoopObjectLimits>;
   readonly #afterAppend: () => Promise<void>;
   readonly #events = new Map<number, SessionEvent>();
+  /** Index chunks read or written by this invocation. */
+  readonly #chunks = new Map<string, readonly number[]>();
   #head: SessionHead | undefined;
+  /**
+   * Reads and appends run one at a time: SDK 1.14 fails an invocation that awaits two of its
+   * promises separately at once ("awaitNext already pending"), and a loop's open asks for
+   * several index lookups together.
+   */
+  #reads: Promise<unknown> = Promise.resolve();
   #known: { readonly head: SessionHead; readonly migrated: boolean } | undefined;
 
   constructor({ context, sessionId, steps, limits, head, afterAppend }: RestateStateStoreOptions) {
@@ -64,9 +76,16 @@ export class RestateStateStore implements SessionStore {
     options: AppendOptions = {},
   ): Promise<readonly SessionEvent[]> {
     this.#assertOwnSession(sessionId);
+    return this.#serially(() => this.#append(events, options));
+  }
+
+  async #append(
+    events: readonly NewSessionEvent[],
+    { expectedSeq }: AppendOptions,
+  ): Promise<readonly SessionEvent[]> {
+    const sessionId = this.#sessionId;
     const head = await this.head();
     const { lastSeq } = head;
-    const { expectedSeq } = options;
     if (expectedSeq !== undefined && expectedSeq !== lastSeq) {
       const stored = await this.#alreadyStored(events, expectedSeq, lastSeq);
       if (stored !== undefined) return stored;
@@ -91,24 +110,110 @@ export class RestateStateStore implements SessionStore {
       this.#events.set(event.seq, event);
       logBytes += jsonBytes(event);
     }
-    this.#writeHead({ v: 1, lastSeq: lastSeq + stamped.length, logBytes });
+    const counts = await this.#index(stamped, head.counts ?? {});
+    this.#writeHead({ v: 2, lastSeq: lastSeq + stamped.length, logBytes, counts });
     await this.#afterAppend();
     return stamped;
   }
 
   async *read(sessionId: string, { fromSeq = 1 }: ReadOptions = {}): AsyncIterable<SessionEvent> {
     this.#assertOwnSession(sessionId);
+    yield* await this.#serially(() => this.#readFrom(fromSeq));
+  }
+
+  /** Events from `fromSeq` on; the ones this invocation already holds need no state read. */
+  async #readFrom(fromSeq: number): Promise<SessionEvent[]> {
     const { lastSeq } = await this.head();
+    const events: SessionEvent[] = [];
     let seq = Math.max(1, fromSeq);
-    // The events this invocation already holds need no state read.
     for (; seq <= lastSeq && this.#events.has(seq); seq += 1) {
-      yield this.#events.get(seq) as SessionEvent;
+      events.push(this.#events.get(seq) as SessionEvent);
     }
-    if (seq > lastSeq) return;
+    if (seq > lastSeq) return events;
     for (const event of await readEventRange(this.#context, { fromSeq: seq, toSeq: lastSeq })) {
       this.#events.set(event.seq, event);
-      yield event;
+      events.push(event);
     }
+    return events;
+  }
+
+  #serially<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.#reads.then(work);
+    this.#reads = result.catch(() => undefined);
+    return result;
+  }
+
+  /** The latest event of an indexed `type` below `beforeSeq`, from the type's index chunks. */
+  async readLatest(
+    sessionId: string,
+    { type, beforeSeq = Number.POSITIVE_INFINITY }: { type: SessionEventType; beforeSeq?: number },
+  ): Promise<SessionEvent | undefined> {
+    this.#assertOwnSession(sessionId);
+    return this.#serially(() => this.#readLatest(type, beforeSeq));
+  }
+
+  async #readLatest(type: SessionEventType, beforeSeq: number): Promise<SessionEvent | undefined> {
+    const { counts = {} } = await this.head();
+    if (!INDEXED_TYPES.has(type)) return this.#scanLatest(type, beforeSeq);
+    for (let chunk = chunkOf((counts[type] ?? 0) - 1); chunk >= 0; chunk -= 1) {
+      const seqs = await this.#readChunk(type, chunk);
+      const seq = seqs.findLast((candidate) => candidate < beforeSeq);
+      if (seq !== undefined) return await this.#readEvent(seq);
+    }
+    return undefined;
+  }
+
+  /** How many events of an indexed `type` have a seq below `beforeSeq`. */
+  async countEvents(
+    sessionId: string,
+    { type, beforeSeq = Number.POSITIVE_INFINITY }: { type: SessionEventType; beforeSeq?: number },
+  ): Promise<number> {
+    this.#assertOwnSession(sessionId);
+    return this.#serially(() => this.#countEvents(type, beforeSeq));
+  }
+
+  async #countEvents(type: SessionEventType, beforeSeq: number): Promise<number> {
+    const { counts = {} } = await this.head();
+    if (!INDEXED_TYPES.has(type)) {
+      let count = 0;
+      for (const event of await this.#readFrom(1)) {
+        if (event.type === type && event.seq < beforeSeq) count += 1;
+      }
+      return count;
+    }
+    for (let chunk = chunkOf((counts[type] ?? 0) - 1); chunk >= 0; chunk -= 1) {
+      const seqs = await this.#readChunk(type, chunk);
+      const below = seqs.filter((seq) => seq < beforeSeq).length;
+      if (below > 0) return chunk * INDEX_CHUNK + below;
+    }
+    return 0;
+  }
+
+  /** The events at or before `throughSeq` holding one of `ids`, through `item:<id>`. */
+  async readHoldingItems(
+    sessionId: string,
+    { ids, throughSeq }: { readonly ids: readonly string[]; readonly throughSeq: number },
+  ): Promise<readonly SessionEvent[]> {
+    this.#assertOwnSession(sessionId);
+    return this.#serially(() => this.#readHoldingItems(ids, throughSeq));
+  }
+
+  async #readHoldingItems(
+    ids: readonly string[],
+    throughSeq: number,
+  ): Promise<readonly SessionEvent[]> {
+    await this.head();
+    const held = await readValues<number>(
+      this.#context,
+      ids.map((id) => stateKeys.item(id)),
+    );
+    const seqs = [...new Set(held.filter((seq): seq is number => seq !== null))]
+      .filter((seq) => seq <= throughSeq)
+      .sort((left, right) => left - right);
+    const missing = seqs.filter((seq) => !this.#events.has(seq));
+    for (const event of await readEvents(this.#context, missing))
+      this.#events.set(event.seq, event);
+    return seqs.map((seq) => this.#events.get(seq) as SessionEvent);
   }
 
   /** One object holds one session: the others live under other keys. */
@@ -125,9 +230,68 @@ export class RestateStateStore implements SessionStore {
   async head(): Promise<SessionHead> {
     if (this.#head !== undefined) return this.#head;
     const { head, migrated } = this.#known ?? (await readHead(this.#context));
-    if (migrated) this.#writeHead(head);
-    this.#head = head;
-    return head;
+    if (!migrated) {
+      this.#head = head;
+      return head;
+    }
+    // An earlier layout: index the log once (one read of it), then write the head.
+    this.#head = { v: 2, lastSeq: 0, logBytes: 0, counts: {} };
+    const events =
+      head.lastSeq === 0
+        ? []
+        : await readEventRange(this.#context, { fromSeq: 1, toSeq: head.lastSeq });
+    for (const event of events) this.#events.set(event.seq, event);
+    const counts = await this.#index(events, {});
+    this.#writeHead({ ...head, v: 2, counts });
+    return this.#head;
+  }
+
+  /**
+   * Writes the index entries of `events` (appended after the log's `counts`): each indexed
+   * type's seqs in chunks of `INDEX_CHUNK`, each item's holding event. Returns the new counts.
+   */
+  async #index(
+    events: readonly SessionEvent[],
+    before: Readonly<Record<string, number>>,
+  ): Promise<Record<string, number>> {
+    const counts = { ...before };
+    const changed = new Map<string, number[]>();
+    for (const event of events) {
+      for (const id of heldItemIds(event)) this.#context.set(stateKeys.item(id), event.seq);
+      if (!INDEXED_TYPES.has(event.type)) continue;
+      const count = counts[event.type] ?? 0;
+      const chunk = chunkOf(count);
+      const key = stateKeys.index(event.type, chunk);
+      let seqs = changed.get(key);
+      if (seqs === undefined) {
+        seqs = count % INDEX_CHUNK === 0 ? [] : [...(await this.#readChunk(event.type, chunk))];
+        changed.set(key, seqs);
+      }
+      seqs.push(event.seq);
+      counts[event.type] = count + 1;
+    }
+    for (const [key, seqs] of changed) {
+      this.#context.set(key, seqs);
+      this.#chunks.set(key, seqs);
+    }
+    return counts;
+  }
+
+  async #readChunk(type: string, chunk: number): Promise<readonly number[]> {
+    const key = stateKeys.index(type, chunk);
+    const cached = this.#chunks.get(key);
+    if (cached !== undefined) return cached;
+    const seqs = (await this.#context.get<number[]>(key)) ?? [];
+    this.#chunks.set(key, seqs);
+    return seqs;
+  }
+
+  async #scanLatest(type: SessionEventType, beforeSeq: number): Promise<SessionEvent | undefined> {
+    let latest: SessionEvent | undefined;
+    for (const event of await this.#readFrom(1)) {
+      if (event.type === type && event.seq < beforeSeq) latest = event;
+    }
+    return latest;
   }
 
   #writeHead(head: SessionHead): void {
@@ -199,6 +363,36 @@ export async function readStoredEvents(
   const { head } = await readHead(context, { countBytes: false });
   const toSeq = Math.min(head.lastSeq, fromSeq + limit - 1);
   return toSeq < fromSeq ? [] : await readEventRange(context, { fromSeq, toSeq });
+}
+
+/** The types `resumeProjection` and a loop's open ask for by index. */
+const INDEXED_TYPES: ReadonlySet<string> = new Set([
+  'transcript-replaced',
+  'usage-reported',
+  'run-started',
+  'run-finished',
+]);
+
+/** Seqs per index key: a lookup near the log's end reads one or two small values. */
+const INDEX_CHUNK = 256;
+
+const chunkOf = (position: number) => Math.floor(position / INDEX_CHUNK);
+
+/** Ids of the items an event holds whole: appended items, and a marker's inline items. */
+function heldItemIds(event: SessionEvent): string[] {
+  if (event.type === 'items-appended') return event.items.map((item) => item.id);
+  if (event.type === 'transcript-replaced') {
+    return event.view.flatMap((entry) => ('item' in entry ? [entry.item.id] : []));
+  }
+  return [];
+}
+
+async function readValues<T>(
+  context: ObjectContext,
+  keys: readonly string[],
+): Promise<(T | null)[]> {
+  const reads = keys.map((key) => context.get<T>(key) as unknown as RestatePromise<T | null>);
+  return reads.length === 0 ? [] : await RestatePromise.all(reads);
 }
 
 function stampOutcome(

@@ -3,8 +3,23 @@
 
 import * as restate from '@restatedev/restate-sdk';
 import * as clients from '@restatedev/restate-sdk-clients';
-import { createLoopObject, LOOP_OBJECT_NAME, type LoopObject } from 'loopkeeper/restate';
+import {
+  abortLoopSession,
+  createLoopObject,
+  LOOP_OBJECT_NAME,
+  type LoopObject,
+} from 'loopkeeper/restate';
 import { ScriptedModel } from 'loopkeeper/testing';
+
+// abortLoopSession: src/restate/abort-session.ts
+export async function example_abortLoopSession(): Promise<void> {
+  const { outcome } = await abortLoopSession({
+    ingressUrl: 'http://127.0.0.1:8080',
+    adminUrl: 'http://127.0.0.1:9070',
+    sessionId: 'support-42',
+  });
+  console.log(outcome); // 'idle', 'cancelled' or 'killed'
+}
 
 // createLoopObject: src/restate/loop-object.ts
 export async function example_createLoopObject(): Promise<void> {

@@ -1,4 +1,13 @@
-import type { SessionEvent } from 'loopkeeper';
+import {
+  createAgentLoop,
+  createCompactor,
+  MemorySessionStore,
+  runTurn,
+  type SessionEvent,
+  tokenBudgetTrigger,
+} from 'loopkeeper';
+import type { NewSessionEvent } from 'loopkeeper/log';
+import { ScriptedModel } from 'loopkeeper/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Cluster, startCluster } from './support/cluster.js';
 import { restateServerBinary } from './support/restate-server.js';
@@ -140,6 +149,60 @@ describe.skipIf('missing' in binary)('createLoopObject limits on a real restate-
       expect(await probe.append({ events: other, expectedSeq: 1 })).toMatchObject({
         events: [{ seq: 2 }],
       });
+    });
+  });
+
+  describe('reads per send', () => {
+    it('opening a compacted session reads the same few values at 250 and at 1,250 events', async () => {
+      // A real loop with compaction writes the log; the probe object stores it event for event.
+      const store = new MemorySessionStore();
+      const loop = createAgentLoop({
+        model: new ScriptedModel({
+          script: ({ transcript }) => ({ text: `answer ${transcript.length}` }),
+        }),
+        compactor: createCompactor({ trigger: tokenBudgetTrigger({ maxTokens: 1_500 }) }),
+        store,
+        sessionId: 'grown',
+      });
+      loop.start();
+      const probe = cluster.storeProbe('grown');
+      let copied = 0;
+      const copyTo = async (target: number): Promise<void> => {
+        while (loop.session.lastSeq < target)
+          await runTurn(loop, `message ${loop.session.lastSeq}`);
+        const events: SessionEvent[] = [];
+        for await (const event of store.read('grown', { fromSeq: copied + 1 })) events.push(event);
+        for (let start = 0; start < events.length; start += 200) {
+          const batch = events
+            .slice(start, start + 200)
+            .map(({ v: _v, seq: _seq, at: _at, ...event }) => event);
+          const answer = await probe.append({
+            events: batch as NewSessionEvent[],
+            expectedSeq: copied,
+          });
+          if (!('events' in answer)) throw new Error(`append refused: ${answer.code}`);
+          copied += batch.length;
+        }
+      };
+
+      await copyTo(250);
+      const small = await probe.openCost();
+      await copyTo(1_250);
+      const large = await probe.openCost();
+      loop.stop();
+
+      // The same projection as the loop that wrote the log.
+      expect(large.lastSeq).toBe(loop.session.lastSeq);
+      expect(large.items).toEqual(loop.session.items.map((item) => item.id));
+      const markers = [];
+      for await (const event of store.read('grown')) {
+        if (event.type === 'transcript-replaced') markers.push(event.seq);
+      }
+      expect(markers.length).toBeGreaterThan(3);
+      // Five times the log, about the same reads: the marker, the items it keeps, the events since.
+      expect(large.reads).toBeLessThan(small.reads * 2);
+      expect(large.bytes).toBeLessThan(small.bytes * 2);
+      expect(large.reads).toBeLessThan(large.lastSeq / 3);
     });
   });
 

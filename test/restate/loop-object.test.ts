@@ -1,5 +1,6 @@
 import type { SessionEvent } from 'loopkeeper';
 import type { DurableTurnResult, TelemetryRecord } from 'loopkeeper/restate';
+import { abortLoopSession } from 'loopkeeper/restate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Cluster, eventually, startCluster } from './support/cluster.js';
 import { restateServerBinary } from './support/restate-server.js';
@@ -100,6 +101,18 @@ describe.skipIf('missing' in binary)('createLoopObject on a real restate-server'
       expect(again).toEqual(first);
       expect((await session.history()).length).toBe(2);
       expect(await session.result({ runId: 'same-run-id:run-1' })).toEqual(first);
+    });
+
+    it('refuses the same runId with other content (409 run_id_reused) and logs nothing', async () => {
+      const session = cluster.session('same-run-id-other');
+      const first = await session.send({ content: 'first', runId: 'same-run-id-other:run-1' });
+      const refused = await Promise.resolve(
+        session.send({ content: 'second', runId: 'same-run-id-other:run-1' }),
+      ).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ status: 409 });
+      expect(String(refused)).toMatch(/run_id_reused/);
+      expect(await session.history()).toEqual(first.itemsAdded);
+      expect(await session.result({ runId: 'same-run-id-other:run-1' })).toEqual(first);
     });
 
     it('refuses bad input with a terminal 400 and no run', async () => {
@@ -324,39 +337,96 @@ describe.skipIf('missing' in binary)('createLoopObject on a real restate-server'
           .effects()
           .find((line) => line[0] === 'tool' && line[1] === 'start' && line[3] === 'endless'),
       );
-      expect(await session.abort()).toEqual({ aborted: true });
+      expect(await session.abort()).toEqual({ aborted: true, invocationId: expect.any(String) });
       const result = await pending;
       expect(result.outcome).toBe('aborted');
       const history = await session.history();
       const toolResult = history.find((item) => item.kind === 'toolResult');
       expect(toolResult).toMatchObject({ isError: true });
-      expect(await session.abort()).toEqual({ aborted: false });
+      expect(await session.abort()).toEqual({ aborted: false, invocationId: null });
       const next = await session.send({ content: 'still here' });
       expect(next).toMatchObject({ outcome: 'completed', text: 'echo: still here' });
       expectWholeLog(await logOf(sessionId));
     });
   });
 
+  describe('abortLoopSession', () => {
+    it('kills a send stuck on a worker that cancellation cannot reach, closes its run, and the session goes on', async () => {
+      const sessionId = 'stuck-worker';
+      const session = cluster.session(sessionId);
+      const pending = Promise.resolve(
+        session.send({
+          content: plan([{ tools: [{ label: 'stuck', delayMs: 30_000 }] }, { text: 'never' }]),
+        }),
+      ).catch((error: unknown) => error);
+      const start = await eventually(() =>
+        cluster
+          .effects()
+          .find((line) => line[0] === 'tool' && line[1] === 'start' && line[3] === 'stuck'),
+      );
+      // The worker running the call stops answering, as one stuck in a blocking call would.
+      const stuck = cluster.workers.find((worker) => String(worker.pid) === start[4]);
+      if (stuck === undefined) throw new Error(`no worker has pid ${start[4]}`);
+      stuck.process.kill('SIGSTOP');
+      cluster.balancer.setTargets(
+        cluster.workers.filter((worker) => worker !== stuck).map((worker) => worker.url),
+      );
+      try {
+        const aborted = await abortLoopSession({
+          ingressUrl: cluster.server.ingressUrl,
+          adminUrl: cluster.server.adminUrl,
+          sessionId,
+          graceMs: 1_000,
+        });
+        expect(aborted).toMatchObject({ outcome: 'killed', closed: expect.any(String) });
+        expect(await pending).toBeInstanceOf(Error);
+        const events = await logOf(sessionId);
+        expectWholeLog(events);
+        const finished = events.find((event) => event.type === 'run-finished');
+        expect(finished).toMatchObject({ outcome: 'failed', error: { code: 'interrupted' } });
+        expect(await session.result({ runId: aborted.closed ?? '' })).toMatchObject({
+          outcome: 'failed',
+        });
+        const history = await session.history();
+        expect(history.find((item) => item.kind === 'toolResult')).toMatchObject({
+          isError: true,
+        });
+        expect(await session.send({ content: 'after the kill' })).toMatchObject({
+          outcome: 'completed',
+          text: 'echo: after the kill',
+        });
+        expectWholeLog(await logOf(sessionId));
+      } finally {
+        await cluster.replace(stuck);
+      }
+    });
+  });
+
   // Last in the file: it restarts the server every other test uses.
   describe('the restate-server SIGKILLed mid-run', () => {
-    it('the turn completes once and each tool effect, keyed by its idempotency key, applies once', async () => {
+    it('the turn completes once; an idempotent tool runs again under its one key, a non-idempotent one is not run again', async () => {
       const sessionId = 'server-killed';
       const runId = `${sessionId}:run-1`;
       const content = plan([
         { tools: [{ label: 'first', delayMs: 100 }] },
-        { tools: [{ label: 'second', delayMs: 600 }] },
+        {
+          tools: [
+            { label: 'second', delayMs: 600 },
+            { label: 'once', delayMs: 600, once: true },
+          ],
+        },
         { text: 'survived' },
       ]);
       // The client's request dies with the server.
       const pending = Promise.resolve(cluster.session(sessionId).send({ content, runId })).catch(
         () => undefined,
       );
-      // Killed while the second tool runs, after the first one finished.
-      await eventually(() =>
+      // Killed while the second step's tools run, after the first one finished.
+      const started = (label: string) =>
         cluster
           .effects()
-          .find((line) => line[0] === 'tool' && line[1] === 'start' && line[3] === 'second'),
-      );
+          .find((line) => line[0] === 'tool' && line[1] === 'start' && line[3] === label);
+      await eventually(() => (started('second') && started('once') ? true : undefined));
       await cluster.server.crashAndRestart();
       await pending;
       // Sending the same runId waits for the restarted invocation and returns its result.
@@ -364,7 +434,12 @@ describe.skipIf('missing' in binary)('createLoopObject on a real restate-server'
 
       expect(result).toMatchObject({ outcome: 'completed', text: 'survived' });
       const results = result.itemsAdded.filter((item) => item.kind === 'toolResult');
-      expect(results.map((item) => item.content)).toEqual(['applied first', 'applied second']);
+      expect(results.map((item) => item.content)).toEqual([
+        'applied first',
+        'applied second',
+        expect.stringMatching(/may or may not have taken effect.*not run again/),
+      ]);
+      expect(results[2]).toMatchObject({ isError: true, toolName: 'once_effect' });
       const tool = cluster.effects().filter((line) => line[0] === 'tool');
       for (const label of ['first', 'second']) {
         const lines = tool.filter((line) => line[3] === label);
@@ -373,6 +448,8 @@ describe.skipIf('missing' in binary)('createLoopObject on a real restate-server'
         // ... so its effect applied exactly once.
         expect(lines.filter((line) => line[1] === 'applied')).toHaveLength(1);
       }
+      // The non-idempotent call was cut off by the crash: started once, never again.
+      expect(tool.filter((line) => line[3] === 'once' && line[1] === 'start')).toHaveLength(1);
       const events = await logOf(sessionId);
       expectWholeLog(events);
       expect(events.filter((event) => event.type === 'run-started')).toHaveLength(1);

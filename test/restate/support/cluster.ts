@@ -28,12 +28,18 @@ export interface Cluster {
 export async function startCluster({
   workers = 2,
   limits,
+  compactAtTokens,
 }: {
   workers?: number;
   /** The workers' `LoopObjectLimits` (the defaults when absent). */
   limits?: LoopObjectLimits;
+  /** A compactor for the workers' loops, triggered at this many tokens (none when absent). */
+  compactAtTokens?: number;
 } = {}): Promise<Cluster> {
-  const workerOptions = limits === undefined ? {} : { limits };
+  const workerOptions = {
+    ...(limits === undefined ? {} : { limits }),
+    ...(compactAtTokens === undefined ? {} : { compactAtTokens }),
+  };
   const directory = await mkdtemp(join(tmpdir(), 'loopkeeper-cluster-'));
   const effectsFile = join(directory, 'effects.log');
   const server = await startRestateServer();

@@ -12,6 +12,8 @@ export interface PlanStep {
     readonly outputBytes?: number;
     /** Call `approved_effect`, which waits for a person's approval, instead of `effect`. */
     readonly approval?: boolean;
+    /** Call `once_effect`, which is not idempotent, instead of `effect`. */
+    readonly once?: boolean;
   }[];
   readonly text?: string;
 }
@@ -49,9 +51,9 @@ export function planModel({ effectsFile }: { readonly effectsFile?: string }): M
       if (answer.tools !== undefined && answer.tools.length > 0) {
         return {
           model: 'plan-model',
-          toolCalls: answer.tools.map(({ approval, ...tool }, index) => ({
+          toolCalls: answer.tools.map(({ approval, once, ...tool }, index) => ({
             id: `call_${runKey}_${step}_${index}`,
-            name: approval === true ? 'approved_effect' : 'effect',
+            name: approval === true ? 'approved_effect' : once === true ? 'once_effect' : 'effect',
             arguments: JSON.stringify(tool),
           })),
         };

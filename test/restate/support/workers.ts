@@ -19,9 +19,12 @@ const workerScript = fileURLToPath(new URL('./worker.ts', import.meta.url));
 export async function startWorker({
   effectsFile,
   limits,
+  compactAtTokens,
 }: {
   effectsFile?: string;
   limits?: LoopObjectLimits;
+  /** Gives the loop a compactor whose token budget trigger fires at this many tokens. */
+  compactAtTokens?: number;
 } = {}): Promise<Worker> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', workerScript], {
@@ -30,6 +33,7 @@ export async function startWorker({
       PORT: String(port),
       EFFECTS_FILE: effectsFile ?? '',
       LOOP_LIMITS: limits === undefined ? '' : JSON.stringify(limits),
+      LOOP_COMPACT_AT: compactAtTokens === undefined ? '' : String(compactAtTokens),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
