@@ -1,20 +1,17 @@
 import { describeThrownText } from '../errors/describe-thrown.js';
 import { ModelError } from '../errors/model-error.js';
 import {
+  CONTEXT_OVERFLOW_PATTERN,
+  isSocketError,
+  messageWithCause,
+} from '../model/transport-errors.js';
+import {
   type ApiCallErrorFields,
   asApiCallError,
   isApiKeyError,
   isInvalidResponseError,
   isRequestRefusedError,
 } from './ai-sdk-errors.js';
-
-/**
- * How providers word a prompt that does not fit the window: OpenAI and compatible servers,
- * Anthropic (`prompt is too long: 210000 tokens > 200000 maximum`), Google (`input token count
- * … exceeds the maximum`), Bedrock (`Input is too long`), Mistral, Groq.
- */
-const contextOverflowPattern =
-  /maximum context length|context length exceeded|context_length_exceeded|context window|prompt is too long|input is too long|too many (?:input )?tokens|input token count.*exceeds|exceeds the maximum number of tokens/i;
 
 /**
  * Maps what an AI SDK provider threw (or put in an `error` stream part) to a typed `ModelError`,
@@ -53,7 +50,7 @@ function classify(error: unknown, signal: AbortSignal | undefined): ModelError {
   if (apiCall !== undefined) return classifyApiCall(apiCall, error);
   if (isInvalidResponseError(error)) {
     return new ModelError(
-      `The model server sent an answer the provider cannot read: ${text(error)}`,
+      `The model server sent an answer the provider cannot read: ${messageWithCause(error)}`,
       {
         kind: 'invalid_response',
         cause: error,
@@ -61,26 +58,29 @@ function classify(error: unknown, signal: AbortSignal | undefined): ModelError {
     );
   }
   if (isApiKeyError(error)) {
-    return new ModelError(`The provider has no API key: ${text(error)}`, {
+    return new ModelError(`The provider has no API key: ${messageWithCause(error)}`, {
       kind: 'auth',
       cause: error,
     });
   }
   if (isRequestRefusedError(error)) {
-    return new ModelError(`The provider cannot send this request: ${text(error)}`, {
+    return new ModelError(`The provider cannot send this request: ${messageWithCause(error)}`, {
       kind: 'bad_request',
       cause: error,
     });
   }
   if (isSocketError(error)) {
-    return new ModelError(`The connection to the model server broke: ${text(error)}`, {
+    return new ModelError(`The connection to the model server broke: ${messageWithCause(error)}`, {
       kind: 'network',
       cause: error,
     });
   }
   const streamError = asStreamError(error);
   if (streamError !== undefined) return classifyStreamError(streamError, error);
-  return new ModelError(`The model call failed: ${text(error)}`, { kind: 'unknown', cause: error });
+  return new ModelError(`The model call failed: ${messageWithCause(error)}`, {
+    kind: 'unknown',
+    cause: error,
+  });
 }
 
 function classifyApiCall(fields: ApiCallErrorFields, cause: unknown): ModelError {
@@ -102,7 +102,10 @@ function classifyApiCall(fields: ApiCallErrorFields, cause: unknown): ModelError
       },
     );
   }
-  if ((status === 400 || status === 413 || status === 422) && contextOverflowPattern.test(detail)) {
+  if (
+    (status === 400 || status === 413 || status === 422) &&
+    CONTEXT_OVERFLOW_PATTERN.test(detail)
+  ) {
     return new ModelError(`The request exceeds the model's context window: ${fields.message}`, {
       kind: 'context_overflow',
       ...options,
@@ -157,7 +160,7 @@ function classifyStreamError(
   { type, message }: { type: string; message: string },
   cause: unknown,
 ): ModelError {
-  if (contextOverflowPattern.test(message)) {
+  if (CONTEXT_OVERFLOW_PATTERN.test(message)) {
     return new ModelError(`The request exceeds the model's context window: ${message}`, {
       kind: 'context_overflow',
       cause,
@@ -189,25 +192,4 @@ function isAbortError(error: unknown): boolean {
   return (
     error instanceof Error && (error.name === 'AbortError' || error.name === 'ResponseAborted')
   );
-}
-
-/** undici reports a cut connection as `TypeError('terminated')` caused by a socket error. */
-function isSocketError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const cause: unknown = error.cause;
-  const code =
-    typeof cause === 'object' && cause !== null && 'code' in cause ? String(cause.code) : '';
-  return (
-    code.startsWith('UND_ERR') ||
-    ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT'].includes(code) ||
-    (error instanceof TypeError && /terminated|fetch failed/i.test(error.message))
-  );
-}
-
-function text(error: unknown): string {
-  if (!(error instanceof Error)) return describeThrownText(error);
-  const cause: unknown = error.cause;
-  return cause instanceof Error && cause.message !== error.message
-    ? `${error.message} (${cause.message})`
-    : error.message;
 }

@@ -1,10 +1,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { describeThrownText } from '../errors/describe-thrown.js';
 import { ModelError } from '../errors/model-error.js';
-
-/** How OpenAI and compatible servers (vLLM, llama.cpp, LiteLLM, ...) word a context overflow. */
-const contextOverflowPattern =
-  /maximum context length|context length exceeded|context_length_exceeded|too many tokens|exceeds the context window/i;
+import { CONTEXT_OVERFLOW_PATTERN, isSocketError, messageWithCause } from './transport-errors.js';
 
 /**
  * Maps anything a model call threw to a typed `ModelError`, so the loop can tell an overflow
@@ -61,7 +58,7 @@ function classify(error: unknown, signal: AbortSignal | undefined): ModelError {
     });
   }
   if (isA(error, APIConnectionError)) {
-    return new ModelError(`Could not reach the model server: ${describe(error)}`, {
+    return new ModelError(`Could not reach the model server: ${messageWithCause(error)}`, {
       kind: 'network',
       cause: error,
     });
@@ -75,12 +72,12 @@ function classify(error: unknown, signal: AbortSignal | undefined): ModelError {
     );
   }
   if (isSocketError(error)) {
-    return new ModelError(`The connection to the model server broke: ${describe(error)}`, {
+    return new ModelError(`The connection to the model server broke: ${messageWithCause(error)}`, {
       kind: 'network',
       cause: error,
     });
   }
-  return new ModelError(`The model call failed: ${describe(error)}`, {
+  return new ModelError(`The model call failed: ${messageWithCause(error)}`, {
     kind: 'unknown',
     cause: error,
   });
@@ -99,7 +96,7 @@ function classifyStatus(error: StatusError): ModelError {
   const options = status === undefined ? { cause: error.cause } : { cause: error.cause, status };
   if (
     (status === undefined || status === 400 || status === 422) &&
-    (error.code === 'context_length_exceeded' || contextOverflowPattern.test(error.message))
+    (error.code === 'context_length_exceeded' || CONTEXT_OVERFLOW_PATTERN.test(error.message))
   ) {
     return new ModelError(`The request exceeds the model's context window: ${error.message}`, {
       kind: 'context_overflow',
@@ -183,25 +180,4 @@ function isA<ErrorClass extends Error>(
 
 function isAbortError(error: unknown): boolean {
   return error instanceof Error && error.name === 'AbortError';
-}
-
-/** undici reports a cut connection as `TypeError('terminated')` caused by a socket error. */
-function isSocketError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const cause: unknown = error.cause;
-  const code =
-    typeof cause === 'object' && cause !== null && 'code' in cause ? String(cause.code) : '';
-  return (
-    code.startsWith('UND_ERR') ||
-    ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT'].includes(code) ||
-    (error instanceof TypeError && /terminated|fetch failed/i.test(error.message))
-  );
-}
-
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return describeThrownText(error);
-  const cause: unknown = error.cause;
-  return cause instanceof Error && cause.message !== error.message
-    ? `${error.message} (${cause.message})`
-    : error.message;
 }
