@@ -3,18 +3,39 @@ import type { AddressInfo, Socket } from 'node:net';
 import { type FakeFault, fakeFaults } from './fake-replies.js';
 import type { FakeRequest } from './fake-request.js';
 
+/** How a protocol refuses a request the shared plumbing turns away, in its own error shape. */
+export interface FakeRefusals<Refusal> {
+  readonly notFound: (message: string) => Refusal;
+  readonly unauthorized: () => Refusal;
+  readonly badRequest: (message: string) => Refusal;
+  /** A 400 the SDK does not retry, so a test fails with the message (`errorType` names it). */
+  readonly serverError: (errorType: string, message: string) => Refusal;
+}
+
+/** OpenAI's error shapes: the chat and Responses fakes refuse with these. */
+const openAIRefusals: FakeRefusals<FakeFault> = {
+  notFound: (message) => fakeFaults.httpError({ status: 404, message, code: 'unknown_url' }),
+  unauthorized: () => fakeFaults.unauthorized(),
+  badRequest: (message) => fakeFaults.httpError({ status: 400, message }),
+  serverError: (errorType, message) => fakeFaults.httpError({ status: 400, errorType, message }),
+};
+
 /** What a fake server of one protocol plugs into the shared HTTP plumbing. */
-export interface FakeHttpServerOptions<Reply, Body> {
+export interface FakeHttpServerOptions<Reply, Body, Refusal = FakeFault> {
   readonly replies: readonly Reply[];
   readonly handler: ((request: FakeRequest<Body>) => Reply | Promise<Reply>) | undefined;
   readonly apiKey: string | undefined;
+  /** Whether a request carries `apiKey`; default `authorization: Bearer <apiKey>`. */
+  readonly authorized?: (request: FakeRequest<Body>, apiKey: string) => boolean;
+  /** The protocol's refusals; default OpenAI's (`fakeFaults`). */
+  readonly refusals?: FakeRefusals<Refusal>;
   /** The one path served, e.g. `/v1/chat/completions`. */
   readonly path: string;
   /** For error messages: `fake OpenAI server`. */
   readonly serverName: string;
   /** What is wrong with a parsed body, or undefined when it can be answered. */
   readonly bodyProblem: (body: Body | undefined) => string | undefined;
-  readonly write: (options: FakeWriteOptions<Reply | FakeFault, Body>) => Promise<void>;
+  readonly write: (options: FakeWriteOptions<Reply | Refusal, Body>) => Promise<void>;
 }
 
 /** One reply to write, with what the protocol's writer needs. */
@@ -44,15 +65,17 @@ export interface FakeHttpServer<Reply, Body> {
  * replies, then from a handler; requests are recorded before they are answered. It listens on
  * loopback only and never connects out.
  */
-export async function startFakeHttpServer<Reply, Body>({
+export async function startFakeHttpServer<Reply, Body, Refusal = FakeFault>({
   replies,
   handler,
   apiKey,
+  authorized = (request, key) => request.headers.authorization === `Bearer ${key}`,
+  refusals = openAIRefusals as unknown as FakeRefusals<Refusal>,
   path,
   serverName,
   bodyProblem,
   write,
-}: FakeHttpServerOptions<Reply, Body>): Promise<FakeHttpServer<Reply, Body>> {
+}: FakeHttpServerOptions<Reply, Body, Refusal>): Promise<FakeHttpServer<Reply, Body>> {
   const queue: Reply[] = [...replies];
   const requests: FakeRequest<Body>[] = [];
   const sockets = new Set<Socket>();
@@ -77,38 +100,30 @@ export async function startFakeHttpServer<Reply, Body>({
     await write({ reply, request, response, signal, requestId, nextCallId });
   }
 
-  async function chooseReply(request: FakeRequest<Body>): Promise<Reply | FakeFault> {
+  async function chooseReply(request: FakeRequest<Body>): Promise<Reply | Refusal> {
     if (request.method !== 'POST' || request.path !== path) {
-      return fakeFaults.httpError({
-        status: 404,
-        message: `Unknown request URL: ${request.method} ${request.path}. The ${serverName} only serves POST ${path}.`,
-        code: 'unknown_url',
-      });
+      return refusals.notFound(
+        `Unknown request URL: ${request.method} ${request.path}. The ${serverName} only serves POST ${path}.`,
+      );
     }
-    const { authorization } = request.headers;
-    if (apiKey !== undefined && authorization !== `Bearer ${apiKey}`) {
-      return fakeFaults.unauthorized();
-    }
+    if (apiKey !== undefined && !authorized(request, apiKey)) return refusals.unauthorized();
     const problem = bodyProblem(request.body);
-    if (problem !== undefined) return fakeFaults.httpError({ status: 400, message: problem });
+    if (problem !== undefined) return refusals.badRequest(problem);
     const queued = queue.shift();
     if (queued !== undefined) return queued;
     if (currentHandler === undefined) {
-      // 400 rather than 5xx so the SDK does not retry and the test fails with this message.
-      return fakeFaults.httpError({
-        status: 400,
-        errorType: 'fake_server_exhausted',
-        message: `The ${serverName} has no scripted reply left for request #${request.index + 1} (and no handler).`,
-      });
+      return refusals.serverError(
+        'fake_server_exhausted',
+        `The ${serverName} has no scripted reply left for request #${request.index + 1} (and no handler).`,
+      );
     }
     try {
       return await currentHandler(request);
     } catch (error) {
-      return fakeFaults.httpError({
-        status: 400,
-        errorType: 'fake_server_handler_failed',
-        message: `The ${serverName}'s handler threw: ${error instanceof Error ? error.message : String(error)}`,
-      });
+      return refusals.serverError(
+        'fake_server_handler_failed',
+        `The ${serverName}'s handler threw: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 

@@ -1,6 +1,7 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { abortableDelay } from '../abortable-delay.js';
+import { type FakeRefusals, startFakeHttpServer } from '../fake-http-server.js';
+import type { FakeRequest } from '../fake-request.js';
 import { buildEvents, buildMessage, type MessageContext } from './fake-anthropic-message.js';
 import {
   type FakeAnthropicAnswer,
@@ -10,21 +11,12 @@ import {
   fakeAnthropicFaults,
 } from './fake-anthropic-replies.js';
 
-/** One request the fake Anthropic server received, recorded before it was answered. */
-export interface FakeAnthropicRequest {
-  /** Position among all requests this server received, from 0. */
-  readonly index: number;
-  readonly method: string;
-  /** The URL path, for example `/v1/messages`. */
-  readonly path: string;
-  /** Header names in lower case. */
-  readonly headers: Readonly<Record<string, string>>;
-  /** The parsed JSON body (`model`, `system`, `messages`, `tools`, `stream`, ...), if it was JSON. */
-  readonly body: Readonly<Record<string, unknown>> | undefined;
-  /** The body exactly as it arrived, for byte-level checks. */
-  readonly rawBody: string;
-  readonly stream: boolean;
-}
+/**
+ * One request the fake Anthropic server received, recorded before it was answered: method,
+ * path, lower-case headers, the parsed JSON body (`model`, `system`, `messages`, `tools`,
+ * `stream`, ...), the body exactly as it arrived, and whether it asked for a stream.
+ */
+export type FakeAnthropicRequest = FakeRequest<Readonly<Record<string, unknown>>>;
 
 /** Decides the reply to a request once the queue of scripted replies is empty. */
 export type FakeAnthropicHandler = (
@@ -51,8 +43,6 @@ export interface FakeAnthropicServer {
   close(): Promise<void>;
 }
 
-const messagesPath = '/v1/messages';
-
 /**
  * Starts a real HTTP server on 127.0.0.1 (a free port) that speaks the Anthropic Messages API,
  * JSON and server-sent events, and answers from scripted replies: thinking blocks with their
@@ -76,113 +66,52 @@ export async function startFakeAnthropicServer({
   handler,
   apiKey,
 }: FakeAnthropicServerOptions = {}): Promise<FakeAnthropicServer> {
-  const queue: FakeAnthropicReply[] = [...replies];
-  const requests: FakeAnthropicRequest[] = [];
-  const sockets = new Set<Socket>();
-  const closing = new AbortController();
-  let currentHandler = handler;
   let toolCounter = 0;
   const nextToolId = () => {
     toolCounter += 1;
     return `toolu_${String(toolCounter).padStart(4, '0')}`;
   };
-
-  const server = createServer((incoming, response) => {
-    void handleRequest(incoming, response).catch(() => response.destroy());
+  return startFakeHttpServer<
+    FakeAnthropicReply,
+    FakeAnthropicRequest['body'] & object,
+    FakeAnthropicReply
+  >({
+    replies,
+    handler,
+    apiKey,
+    authorized: (request, key) => request.headers['x-api-key'] === key,
+    refusals: anthropicRefusals,
+    path: '/v1/messages',
+    serverName: 'fake Anthropic server',
+    bodyProblem: (body) =>
+      Array.isArray(body?.['messages']) ? undefined : 'messages: Field required',
+    write: ({ reply, request, response, signal }) =>
+      writeReply({
+        reply,
+        request,
+        response,
+        signal,
+        context: (answer) => ({
+          answer,
+          requestedModel:
+            typeof request.body?.['model'] === 'string' ? request.body['model'] : 'fake',
+          rawBody: request.rawBody,
+          messageId: `msg_fake_${request.index + 1}`,
+          nextToolId,
+        }),
+      }),
   });
-
-  async function handleRequest(incoming: IncomingMessage, response: ServerResponse) {
-    const request = await recordRequest(incoming, requests.length);
-    requests.push(request);
-    const disconnected = new AbortController();
-    response.on('close', () => {
-      if (!response.writableFinished) disconnected.abort();
-    });
-    const signal = AbortSignal.any([disconnected.signal, closing.signal]);
-    const reply = await chooseReply(request);
-    const context = (answer: FakeAnthropicAnswer): MessageContext => ({
-      answer,
-      requestedModel: typeof request.body?.['model'] === 'string' ? request.body['model'] : 'fake',
-      rawBody: request.rawBody,
-      messageId: `msg_fake_${request.index + 1}`,
-      nextToolId,
-    });
-    await writeReply({ reply, request, response, signal, context });
-  }
-
-  async function chooseReply(request: FakeAnthropicRequest): Promise<FakeAnthropicReply> {
-    if (request.method !== 'POST' || request.path !== messagesPath) {
-      return fakeAnthropicFaults.httpError({
-        status: 404,
-        errorType: 'not_found_error',
-        message: `Unknown request URL: ${request.method} ${request.path}. The fake Anthropic server only serves POST ${messagesPath}.`,
-      });
-    }
-    if (apiKey !== undefined && request.headers['x-api-key'] !== apiKey) {
-      return fakeAnthropicFaults.unauthorized();
-    }
-    if (!Array.isArray(request.body?.['messages'])) {
-      return fakeAnthropicFaults.httpError({
-        status: 400,
-        message: 'messages: Field required',
-      });
-    }
-    const queued = queue.shift();
-    if (queued !== undefined) return queued;
-    if (currentHandler === undefined) {
-      return fakeAnthropicFaults.httpError({
-        status: 400,
-        errorType: 'fake_server_exhausted',
-        message: `The fake Anthropic server has no scripted reply left for request #${request.index + 1} (and no handler).`,
-      });
-    }
-    try {
-      return await currentHandler(request);
-    } catch (error) {
-      return fakeAnthropicFaults.httpError({
-        status: 400,
-        errorType: 'fake_server_handler_failed',
-        message: `The fake Anthropic server's handler threw: ${error instanceof Error ? error.message : String(error)}`,
-      });
-    }
-  }
-
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    port,
-    requests,
-    get pendingReplies() {
-      return queue.length;
-    },
-    enqueue(...more) {
-      queue.push(...more);
-    },
-    setHandler(next) {
-      currentHandler = next;
-    },
-    async close() {
-      if (closing.signal.aborted) return;
-      closing.abort();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const socket of sockets) socket.destroy();
-      await closed;
-    },
-  };
 }
+
+/** The Messages API's own error shapes for what the shared plumbing turns away. */
+const anthropicRefusals: FakeRefusals<FakeAnthropicReply> = {
+  notFound: (message) =>
+    fakeAnthropicFaults.httpError({ status: 404, errorType: 'not_found_error', message }),
+  unauthorized: () => fakeAnthropicFaults.unauthorized(),
+  badRequest: (message) => fakeAnthropicFaults.httpError({ status: 400, message }),
+  serverError: (errorType, message) =>
+    fakeAnthropicFaults.httpError({ status: 400, errorType, message }),
+};
 
 async function writeReply({
   reply,
@@ -292,35 +221,4 @@ function writeHttpError(
   response.end(
     JSON.stringify({ type: 'error', error: { type: fault.errorType, message: fault.message } }),
   );
-}
-
-async function recordRequest(
-  incoming: IncomingMessage,
-  index: number,
-): Promise<FakeAnthropicRequest> {
-  const parts: Buffer[] = [];
-  for await (const part of incoming) parts.push(part as Buffer);
-  const rawBody = Buffer.concat(parts).toString('utf8');
-  let body: Record<string, unknown> | undefined;
-  try {
-    const parsed: unknown = JSON.parse(rawBody);
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-      body = parsed as Record<string, unknown>;
-    }
-  } catch {
-    body = undefined;
-  }
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(incoming.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return {
-    index,
-    method: incoming.method ?? 'GET',
-    path: new URL(incoming.url ?? '/', 'http://127.0.0.1').pathname,
-    headers,
-    body,
-    rawBody,
-    stream: body?.['stream'] === true,
-  };
 }
