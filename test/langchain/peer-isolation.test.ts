@@ -1,29 +1,5 @@
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-
-/** Every bare package a bundle of `entry` imports, and every source file it pulls in. */
-async function importsOf(entry: string) {
-  const result = await build({
-    entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
-    bundle: true,
-    write: false,
-    metafile: true,
-    platform: 'node',
-    format: 'esm',
-    packages: 'external',
-    logLevel: 'silent',
-  });
-  const inputs = Object.values(result.metafile.inputs);
-  return {
-    packages: [
-      ...new Set(
-        inputs.flatMap((input) => input.imports.filter((i) => i.external).map((i) => i.path)),
-      ),
-    ],
-    files: Object.keys(result.metafile.inputs),
-  };
-}
+import { importsOf } from '../support/bundle-imports.js';
 
 const isLangChain = (name: string) =>
   name === 'langchain' || name.startsWith('langchain/') || name.startsWith('@langchain/');
