@@ -33,20 +33,23 @@ function httpFault(reply: Extract<ContractReply, { fault: string }>): FakeFault 
 
 const slow = { chunkSize: 4, chunkDelayMs: 40 } as const;
 
+/** A contract reply as both OpenAI fakes (chat and Responses) script it. */
+function openAIReply(reply: ContractReply) {
+  if ('fault' in reply) return httpFault(reply);
+  if ('toolCalls' in reply) return { toolCalls: reply.toolCalls };
+  return {
+    text: reply.text,
+    ...(reply.usage && { usage: reply.usage }),
+    ...(reply.slowStream && slow),
+  };
+}
+
 export const openAIChatHarness: ContractHarness = {
   name: 'openAIChatModel',
   retries: true,
   async start({ replies, stream, maxRetries, maxRetryWaitMs }) {
     const server = await startFakeOpenAIServer({
-      replies: replies.map((reply) => {
-        if ('fault' in reply) return httpFault(reply);
-        if ('toolCalls' in reply) return { toolCalls: reply.toolCalls };
-        return {
-          text: reply.text,
-          ...(reply.usage && { usage: reply.usage }),
-          ...(reply.slowStream && slow),
-        };
-      }),
+      replies: replies.map(openAIReply),
     });
     return {
       model: openAIChatModel({
@@ -69,15 +72,7 @@ export const openAIResponsesHarness: ContractHarness = {
   retries: true,
   async start({ replies, stream, maxRetries, maxRetryWaitMs }) {
     const server = await startFakeResponsesServer({
-      replies: replies.map((reply) => {
-        if ('fault' in reply) return httpFault(reply);
-        if ('toolCalls' in reply) return { toolCalls: reply.toolCalls };
-        return {
-          text: reply.text,
-          ...(reply.usage && { usage: reply.usage }),
-          ...(reply.slowStream && slow),
-        };
-      }),
+      replies: replies.map(openAIReply),
     });
     return {
       model: openAIResponsesModel({
