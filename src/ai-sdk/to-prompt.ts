@@ -8,7 +8,7 @@ import type {
   SharedV3ProviderOptions,
 } from '@ai-sdk/provider';
 import type { ToolSpec } from '../model/types.js';
-import { fencedSummaryText, isSummaryContext } from '../transcript/chat/summary-message.js';
+import { fencedContextText, isFencedContext } from '../transcript/chat/summary-message.js';
 import type {
   AssistantItem,
   ContextItem,
@@ -86,8 +86,8 @@ export function toFunctionTools(tools: readonly ToolSpec[]): LanguageModelV3Func
 }
 
 function contextMessage(item: ContextItem, conversationStarted: boolean): LanguageModelV3Message {
-  if (isSummaryContext(item)) {
-    return { role: 'user', content: [{ type: 'text', text: fencedSummaryText(item.text) }] };
+  if (isFencedContext(item)) {
+    return { role: 'user', content: [{ type: 'text', text: fencedContextText(item) }] };
   }
   if (!conversationStarted) return { role: 'system', content: item.text };
   return { role: 'user', content: [{ type: 'text', text: item.text }] };

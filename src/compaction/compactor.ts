@@ -25,7 +25,7 @@ import type {
 import { requireNonNegative } from './helpers/options.js';
 import { pipeline } from './pipeline.js';
 import { pinPlan } from './plan/pin-plan.js';
-import { latestPlanText } from './plan/plan.js';
+import { planReserveTokens } from './plan/plan.js';
 import { clipToolResults } from './strategies/clip-tool-results.js';
 import { dropReasoning } from './strategies/drop-reasoning.js';
 import { pruneLargestToolResults } from './strategies/prune-largest-tool-results.js';
@@ -353,8 +353,7 @@ function buildCompactor({
 
   function emergencyPruneTiers(input: EmergencyPruneInput): Promise<EmergencyOutcome> {
     // Room for the plan the result pins, when its text is not already up front.
-    const plan = latestPlanText(input.transcript);
-    const reserveTokens = plan === undefined ? 0 : input.tokens.countText(plan) + 8;
+    const reserveTokens = planReserveTokens(input.transcript, input.tokens);
     const deps = {
       reserveTokens,
       structuralTier,

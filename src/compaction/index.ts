@@ -40,6 +40,7 @@ export {
 export { type PipelineStep, pipeline } from './pipeline.js';
 export {
   checkPlanUpdate,
+  MODEL_PLAN_CONTEXT_NAME,
   PLAN_CONTEXT_NAME,
   type PlanStep,
   type PlanStepStatus,

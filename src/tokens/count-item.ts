@@ -1,6 +1,6 @@
 import { ProtocolError } from '../errors/protocol-error.js';
 import { isSendableName } from '../transcript/chat/names.js';
-import { fencedSummaryText, isSummaryContext } from '../transcript/chat/summary-message.js';
+import { fencedContextText, isFencedContext } from '../transcript/chat/summary-message.js';
 import type { AssistantItem, Item, UserContentPart, UserItem } from '../transcript/types.js';
 import {
   type ChatRole,
@@ -58,12 +58,12 @@ export function countItemTokens({
   };
   const name = (value: unknown, key?: string): number =>
     value === undefined ? 0 : text(value, 'name', key) + NAME_OVERHEAD_TOKENS;
-  if (item.kind === 'context' && isSummaryContext(item)) {
-    // Sent as a user message holding the fenced text (see `fencedSummaryText`), without a name.
+  if (item.kind === 'context' && isFencedContext(item)) {
+    // Sent as a user message holding the fenced text (see `fencedContextText`), without a name.
     return (
       MESSAGE_OVERHEAD_TOKENS +
       rules.roleTokens.user +
-      text(fencedSummaryText(item.text), 'text', 'text')
+      text(fencedContextText(item), 'text', 'text')
     );
   }
   const message = MESSAGE_OVERHEAD_TOKENS + rules.roleTokens[ITEM_ROLES[item.kind]];

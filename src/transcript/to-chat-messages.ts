@@ -5,7 +5,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import { assertValidTranscript } from './assert-valid-transcript.js';
 import { isSendableName } from './chat/names.js';
-import { fencedSummaryText, isSummaryContext } from './chat/summary-message.js';
+import { fencedContextText, isFencedContext } from './chat/summary-message.js';
 import type {
   AssistantItem,
   ChatShape,
@@ -26,7 +26,7 @@ export interface ToChatMessagesOptions {
  * Renders items as OpenAI Chat Completions messages: `instructions` first as a system
  * message, then one message per item. Context items become system messages (developer when
  * they came from one), except a compaction summary: it quotes untrusted text, so it is sent as
- * a user message holding the summary in a fenced data block (see `fencedSummaryText`).
+ * a user message holding the summary in a fenced data block (see `fencedContextText`); so is a plan the model set with `update_plan`.
  * Reasoning goes in the `reasoning_content` field compatible servers read.
  * Chat messages have no error flag: an `isError` result is sent as its content alone.
  *
@@ -146,8 +146,8 @@ function toolMessage(item: ToolResultItem): ChatCompletionMessageParam {
 }
 
 function contextMessage(item: ContextItem): ChatCompletionMessageParam {
-  // A summary quotes untrusted text: data in the user's turn, never system authority.
-  if (isSummaryContext(item)) return { role: 'user', content: fencedSummaryText(item.text) };
+  // A summary or a model-set plan quotes untrusted text: data in the user's turn, never system authority.
+  if (isFencedContext(item)) return { role: 'user', content: fencedContextText(item) };
   const role = item.chatShape?.role ?? 'system';
   const content = textContent(item.text, item.chatShape);
   const sendName =

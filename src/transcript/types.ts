@@ -159,6 +159,24 @@ export const ITEM_KINDS: readonly ItemKind[] = ['user', 'assistant', 'toolResult
  */
 export const COMPACTION_SUMMARY_NAME = 'loopkeeper:compaction_summary';
 
+/**
+ * Name of the context item that pins a plan the model set itself with the `update_plan` tool,
+ * once the call is compacted away. The model wrote its text, so it is sent like a summary: a
+ * user message holding the text as fenced reference data, never with system authority. A plan
+ * the host sets (`plan.update`) is named `loopkeeper:plan` and keeps the system role.
+ *
+ * @example
+ * ```ts
+ * import { MODEL_PLAN_CONTEXT_NAME } from 'loopkeeper/compaction';
+ * import type { Item } from 'loopkeeper';
+ *
+ * const modelPlans = (items: readonly Item[]) =>
+ *   items.filter((item) => item.kind === 'context' && item.name === MODEL_PLAN_CONTEXT_NAME);
+ * console.log(modelPlans([]).length);
+ * ```
+ */
+export const MODEL_PLAN_CONTEXT_NAME = 'loopkeeper:model_plan';
+
 export type ProtocolProblemKind =
   | 'invalid_item'
   | 'duplicate_item_id'

@@ -1,6 +1,9 @@
 import { ConfigError } from '../../errors/config-error.js';
+import type { TokenCounter } from '../../tokens/types.js';
 import { createItemId } from '../../transcript/ids.js';
-import type { ContextItem, Item } from '../../transcript/types.js';
+import { type ContextItem, type Item, MODEL_PLAN_CONTEXT_NAME } from '../../transcript/types.js';
+
+export { MODEL_PLAN_CONTEXT_NAME } from '../../transcript/types.js';
 
 /**
  * Names the context item that carries the pinned plan.
@@ -127,17 +130,53 @@ export function createPlanItem(update: PlanUpdate): ContextItem {
   };
 }
 
+/** The latest plan of a transcript, and the name of the context item that pins it. */
+export interface LatestPlan {
+  readonly text: string;
+  /**
+   * `loopkeeper:plan` for a plan the host set (`plan.update`; sent with the system role), or
+   * `loopkeeper:model_plan` for one the model set with `update_plan` (sent as fenced reference
+   * data in a user message, since the model wrote it).
+   */
+  readonly name: typeof PLAN_CONTEXT_NAME | typeof MODEL_PLAN_CONTEXT_NAME;
+}
+
 /**
- * The text of the latest plan in a transcript, from a `loopkeeper:plan` context item or a
- * successful `update_plan` tool result, whichever came last; undefined when none is there.
+ * The latest plan in a transcript, from a `loopkeeper:plan` or `loopkeeper:model_plan` context
+ * item or a successful `update_plan` tool result, whichever came last; undefined when none is
+ * there.
  */
-export function latestPlanText(transcript: readonly Item[]): string | undefined {
+export function latestPlan(transcript: readonly Item[]): LatestPlan | undefined {
   for (let index = transcript.length - 1; index >= 0; index -= 1) {
     const item = transcript[index];
-    if (item?.kind === 'context' && item.name === PLAN_CONTEXT_NAME) return item.text;
+    if (item?.kind === 'context' && item.name === PLAN_CONTEXT_NAME) {
+      return { text: item.text, name: PLAN_CONTEXT_NAME };
+    }
+    if (item?.kind === 'context' && item.name === MODEL_PLAN_CONTEXT_NAME) {
+      return { text: item.text, name: MODEL_PLAN_CONTEXT_NAME };
+    }
     if (item?.kind === 'toolResult' && item.toolName === UPDATE_PLAN_TOOL_NAME && !item.isError) {
-      return item.content;
+      return { text: item.content, name: MODEL_PLAN_CONTEXT_NAME };
     }
   }
   return undefined;
+}
+
+/** The text of the latest plan in a transcript (`latestPlan`); undefined when none is there. */
+export function latestPlanText(transcript: readonly Item[]): string | undefined {
+  return latestPlan(transcript)?.text;
+}
+
+/** The item that pins the latest plan when a compaction has dropped it from view. */
+export function pinnedPlanItem(plan: LatestPlan): ContextItem {
+  return { kind: 'context', id: createItemId('plan'), name: plan.name, text: plan.text };
+}
+
+/**
+ * Tokens to keep free for the plan a compaction pins (none without a plan): the item as it is
+ * sent, fence and lead line included for a model-set plan.
+ */
+export function planReserveTokens(transcript: readonly Item[], tokens: TokenCounter): number {
+  const plan = latestPlan(transcript);
+  return plan === undefined ? 0 : tokens.countItem(pinnedPlanItem(plan)) + 4;
 }

@@ -14,7 +14,7 @@ import { COMPACTION_SUMMARY_NAME } from '../types.js';
 import { MessageProblems } from './message-problems.js';
 import { isSendableName } from './names.js';
 import { type ReadText, readTextContent, readUserContent } from './read-content.js';
-import { unfencedSummaryText } from './summary-message.js';
+import { unfencedContext } from './summary-message.js';
 
 export interface ReadMessageContext {
   readonly index: number;
@@ -106,9 +106,9 @@ function readUser(
   problems.onlyFields(message, ['role', 'content', 'name']);
   const name = readName(message, problems);
   const { content } = message;
-  const summary = name === undefined ? unfencedSummaryText(content) : undefined;
-  if (summary !== undefined) {
-    return { kind: 'context', id: context.id, name: COMPACTION_SUMMARY_NAME, text: summary };
+  const fenced = name === undefined ? unfencedContext(content) : undefined;
+  if (fenced !== undefined) {
+    return { kind: 'context', id: context.id, name: fenced.name, text: fenced.text };
   }
   const read = readUserContent(content, problems);
   if (read === undefined) return undefined;
