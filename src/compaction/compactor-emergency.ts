@@ -137,7 +137,9 @@ export async function emergencyPruneWith(
   // has its middle cut in what the model sees (the log keeps it whole), rather than the run
   // ending in an overflow; below a floor of its own the overflow stands.
   if (deps.clipRequest && tokens.count(output) > maxTokens) {
-    const clipped = clipLatestRequest(output, tokens, maxTokens);
+    const clipped = clipLatestRequest(output, tokens, maxTokens, {
+      originalOf: originalsWithin(transcript, input.originalOf),
+    });
     if (clipped !== output) {
       output = clipped;
       strategies.push('clipLatestRequest');

@@ -22,25 +22,39 @@ function tailFrom(text: string, keep: number): string {
     : sliceText(text, from);
 }
 
+/** How a clip shares its characters: head and tail verbatim, and the note's list of facts. */
+export interface ClipShares {
+  readonly head: number;
+  readonly tail: number;
+  /** The most of the kept characters the note's facts may take. */
+  readonly facts: number;
+  /** List every fact that fits, not only the first few of each kind. */
+  readonly allFacts: boolean;
+}
+
+/** A tool output's clip: the command echo and the final status matter most. */
+const outputShares: ClipShares = { head: 0.4, tail: 0.25, facts: 0.4, allFacts: false };
+
 /**
  * `content` cut to about `characters`: its head (40%) and tail (25%) verbatim, where an
  * output's command echo and its final status usually are, and between them a note of what was
  * cut with the paths, error lines and identifiers found in the cut part (the rest), and
- * `advice` on how to see the rest.
+ * `advice` on how to see the rest. `shares` changes the split (a request keeps more facts).
  */
 export function clipText(
   content: string,
   characters: number,
   advice = 'Re-run the tool with a narrower request to see them.',
+  shares: ClipShares = outputShares,
 ): string {
   const keep = Math.max(0, Math.floor(characters));
-  const head = headUntil(content, Math.floor(keep * 0.4));
-  const tail = tailFrom(content, Math.floor(keep * 0.25));
+  const head = headUntil(content, Math.floor(keep * shares.head));
+  const tail = tailFrom(content, Math.floor(keep * shares.tail));
   const middle = content.slice(head.length, content.length - tail.length);
   const lines = middle.split('\n').length - 1;
   const size =
     lines > 0 ? `${lines} lines, ${middle.length} characters` : `${middle.length} characters`;
-  return `${head}\n[… ${size} cut by compaction.${toolOutputFacts(middle, Math.min(middle.length / 6, keep * 0.4))} ${advice}]\n${tail}`;
+  return `${head}\n[… ${size} cut by compaction.${toolOutputFacts(middle, Math.min(middle.length / 6, keep * shares.facts), shares.allFacts)} ${advice}]\n${tail}`;
 }
 
 /**
@@ -56,6 +70,7 @@ export function clipItemToFit<T extends Item>({
   withText,
   tokens,
   advice,
+  shares,
 }: {
   readonly item: T;
   readonly text: string;
@@ -66,12 +81,13 @@ export function clipItemToFit<T extends Item>({
   readonly withText: (clipped: string) => T;
   readonly tokens: TokenCounter;
   readonly advice?: string;
+  readonly shares?: ClipShares;
 }): T | undefined {
   let characters = (text.length * maxTokens) / size;
   for (let attempt = 0; attempt < 6 && characters >= 1; attempt += 1) {
     const clipped = deriveItem(
       item,
-      withText(clipText(text, characters, advice)),
+      withText(clipText(text, characters, advice, shares)),
       CLIPPED_ID_PREFIX,
     );
     const clippedSize = tokens.countItem(clipped);

@@ -49,11 +49,15 @@ function listed(label: string, values: readonly string[], limit: number, room: n
 
 /**
  * The facts a reader of a pruned output needs to go on without re-running the tool: the paths
- * and URLs it named, its error lines and the identifiers in it, each list capped, all of it
- * within `maxCharacters` (default a sixth of the output's length, so pruning always saves most
- * of it).
+ * and URLs it named, its error lines and the identifiers in it, each list capped (unless
+ * `uncapped`: then only the room limits them), all of it within `maxCharacters` (default a sixth
+ * of the output's length, so pruning always saves most of it).
  */
-export function toolOutputFacts(content: string, maxCharacters = content.length / 6): string {
+export function toolOutputFacts(
+  content: string,
+  maxCharacters = content.length / 6,
+  uncapped = false,
+): string {
   const errors = content
     .split('\n')
     .map((line) => line.replace(/\s+/g, ' ').trim())
@@ -69,7 +73,7 @@ export function toolOutputFacts(content: string, maxCharacters = content.length 
     ['Paths', paths, maxPaths],
     ['Identifiers', findIdentifiers(content), maxIdentifiers],
   ] as const) {
-    const part = listed(label, values, limit, room);
+    const part = listed(label, values, uncapped ? values.length : limit, room);
     room -= part.length;
     parts.push(part);
   }

@@ -12,6 +12,12 @@ export interface RenderArtifactTrailOptions {
   /** The most tokens the lines may take together. */
   readonly maxTokens: number;
   readonly tokens: TokenCounter;
+  /**
+   * Text the model reads anyway beside the summary (the items a compaction keeps): a fact it
+   * spells out is not listed again. The next compaction renders the trail anew, so a fact
+   * comes back once its item is gone.
+   */
+  readonly visible?: string;
 }
 
 export interface RenderedTrail {
@@ -54,9 +60,16 @@ function commandLine(command: LedgerCommand): string {
   return `- $ ${command.command} → ${command.outcome} (step ${command.lastStep}${runs})`;
 }
 
+/**
+ * Errors no later call fixed are listed by step (where the work stands); the fixed ones share
+ * lines, newest first, since their step says little once a later call succeeded.
+ */
 function errorGroup(error: LedgerError): string {
-  return `step ${error.step}${error.resolved ? ', fixed later' : ''}`;
+  return error.resolved ? 'fixed later' : `step ${error.step}`;
 }
+
+/** An error line too short to say anything (a bare `ERRORS:` heading of a linter report). */
+const minErrorLength = 8;
 
 /**
  * Rank: recency first (the step an entry was last seen), use next; an error no later call
@@ -83,14 +96,16 @@ function entries(ledger: ArtifactLedgerData): Entry[] {
     text: commandLine(command),
     key: command.command,
   }));
-  const errors = ledger.errors.map((error) => ({
-    // Every error no later call fixed outranks the rest, the newest first.
-    rank: (error.resolved ? error.step : ledger.steps + error.step / (ledger.steps + 1)) + 1,
-    text: error.line,
-    key: error.line,
-    group: errorGroup(error),
-    error: true,
-  }));
+  const errors = ledger.errors
+    .filter((error) => error.line.trim().length >= minErrorLength)
+    .map((error) => ({
+      // Every error no later call fixed outranks the rest, the newest first.
+      rank: (error.resolved ? error.step : ledger.steps + error.step / (ledger.steps + 1)) + 1,
+      text: error.line,
+      key: error.line,
+      group: errorGroup(error),
+      error: true,
+    }));
   const identifiers = ledger.identifiers.map((identifier) => ({
     rank: identifier.lastStep + use(identifier.uses),
     text: identifier.value,
@@ -160,6 +175,7 @@ export function renderArtifactTrail({
   ledger,
   maxTokens,
   tokens,
+  visible = '',
 }: RenderArtifactTrailOptions): RenderedTrail {
   // A stable sort keeps errors before files before commands before ids at equal rank.
   const ranked = entries(ledger).sort((left, right) => right.rank - left.rank);
@@ -170,7 +186,7 @@ export function renderArtifactTrail({
   let omitted = 0;
   for (const entry of ranked) {
     // A fact an entry already shown spells out (a path inside a command or URL) takes no room.
-    if (shown.includes(entry.key)) continue;
+    if (shown.includes(entry.key) || visible.includes(entry.key)) continue;
     const lines = entry.error === true ? errors : artifacts;
     const size = lines.cost(entry, tokens);
     if (used + size > maxTokens) {

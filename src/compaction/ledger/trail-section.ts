@@ -16,11 +16,13 @@ export interface WithArtifactTrailOptions {
    * the summary are dropped, as the fresh trail ranks the same facts anew.
    */
   readonly complete?: boolean;
+  /** What the model reads beside the summary; facts it spells out are not listed (`renderArtifactTrail`). */
+  readonly visible?: string;
 }
 
 /** Lines in the trail's own formats: files by action, a command, errors of a step, identifiers, a cut note. */
 const trailLinePattern =
-  /^- (?:(?:created|edited|read|used|mentioned): .+|\$ .+ → (?:ok|failed|pending) \(step \d+.*\)|step \d+(?:, fixed later)?: .+|ids: .+|\(\d+ lines? cut.*\))$/;
+  /^- (?:(?:created|edited|read|used|mentioned): .+|\$ .+ → (?:ok|failed|pending) \(step \d+.*\)|(?:step \d+(?:, fixed later)?|fixed later): .+|ids: .+|\(\d+ lines? cut.*\))$/;
 
 const flat = (line: string): string =>
   line
@@ -42,8 +44,14 @@ export function withArtifactTrail({
   maxTokens,
   tokens,
   complete = false,
+  visible,
 }: WithArtifactTrailOptions): string {
-  const trail = renderArtifactTrail({ ledger: ledger.toJSON(), maxTokens, tokens });
+  const trail = renderArtifactTrail({
+    ledger: ledger.toJSON(),
+    maxTokens,
+    tokens,
+    ...(visible === undefined ? {} : { visible }),
+  });
   if (trail.artifacts.length === 0 && trail.errors.length === 0) return text;
   const shownText = [...trail.artifacts, ...trail.errors].join('\n');
   const shownIds = new Set<string>();
@@ -54,7 +62,7 @@ export function withArtifactTrail({
   const repeats = (line: string): boolean => {
     if (complete && trailLinePattern.test(line.trim())) return true;
     const body = flat(line)
-      .replace(/^step \d+(?:, fixed later)?: /, '')
+      .replace(/^(?:step \d+(?:, fixed later)?|fixed later): /, '')
       .replace(/^(?:created|edited|read|used|mentioned): /, '');
     return body === '' || shownText.includes(body.replace(/…$/, '').slice(0, 160));
   };
@@ -113,7 +121,7 @@ export function summaryCapForTrail({
   readonly ledger: ArtifactLedger;
   readonly tokens: TokenCounter;
 }): number {
-  const ceiling = Math.floor(targetTokens / 2);
+  const ceiling = Math.floor(targetTokens * 0.75);
   if (baseCap >= ceiling) return baseCap;
   const trail = renderArtifactTrail({ ledger: ledger.toJSON(), maxTokens: ceiling, tokens });
   const lines = [...trail.artifacts, ...trail.errors];
@@ -130,6 +138,8 @@ export interface SummaryWithTrailOptions {
   /** The summary's cap. */
   readonly maxTokens: number;
   readonly tokens: TokenCounter;
+  /** The items the compaction keeps beside the summary: facts they show are not listed again. */
+  readonly kept?: readonly Item[];
 }
 
 /**
@@ -142,6 +152,7 @@ export function summaryWithTrail({
   items,
   maxTokens,
   tokens,
+  kept,
 }: SummaryWithTrailOptions): string {
   return withArtifactTrail({
     text,
@@ -149,6 +160,7 @@ export function summaryWithTrail({
     maxTokens: Math.floor(maxTokens * trailRenderShare),
     tokens,
     complete: ledger !== undefined,
+    ...(kept === undefined ? {} : { visible: keptText(kept) }),
   });
 }
 
@@ -157,4 +169,25 @@ export function ledgerOf(items: readonly Item[]): ArtifactLedger {
   const ledger = new ArtifactLedger();
   ledger.append(items);
   return ledger;
+}
+
+/** The text of kept items a model reads: requests, answers, tool arguments and outputs, context. */
+function keptText(items: readonly Item[]): string {
+  const parts: string[] = [];
+  for (const item of items) {
+    if (item.kind === 'user') {
+      parts.push(
+        typeof item.content === 'string'
+          ? item.content
+          : item.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n'),
+      );
+    } else if (item.kind === 'assistant') {
+      parts.push(item.text ?? '', ...(item.toolCalls ?? []).map((call) => call.arguments));
+    } else if (item.kind === 'toolResult') {
+      parts.push(item.content);
+    } else {
+      parts.push(item.text);
+    }
+  }
+  return parts.join('\n');
 }

@@ -17,6 +17,16 @@ import { latestTurnStart } from '../helpers/structure.js';
  */
 export const MIN_CLIPPED_REQUEST_TOKENS = 96;
 
+/**
+ * A request's clip keeps the facts of what it cuts before its prose: every path, error line and
+ * identifier that fits in half of what is kept, beside its opening (what the user asked) and its
+ * end (where a long request usually states the task after its material).
+ */
+const requestShares = { head: 0.3, tail: 0.2, facts: 0.5, allFacts: true } as const;
+
+/** The most of the prune's room a clipped request keeps. */
+const requestShare = 0.5;
+
 const requestAdvice =
   'The whole request is in the session log; ask the user to restate any part the work needs.';
 
@@ -52,16 +62,32 @@ export function clipLatestRequest(
   transcript: readonly Item[],
   tokens: TokenCounter,
   maxTokens: number,
+  {
+    originalOf,
+  }: {
+    /**
+     * The log's original of an item a compaction changed. A request clipped before is clipped
+     * again from its original text, so a clip never cuts into an earlier clip's note.
+     */
+    readonly originalOf?: ((item: Item) => Item | undefined) | undefined;
+  } = {},
 ): readonly Item[] {
   const total = tokens.count(transcript);
   if (total <= maxTokens) return transcript;
   const start = latestTurnStart(transcript);
-  const request = transcript[start];
-  if (request?.kind !== 'user') return transcript;
+  const current = transcript[start];
+  if (current?.kind !== 'user') return transcript;
+  const original = originalOf?.(current);
+  const request = original?.kind === 'user' ? original : current;
   const text = plainText(request);
   if (text === undefined) return transcript;
   const size = tokens.countItem(request);
-  const allowed = size - (total - maxTokens);
+  // A request that must be cut keeps at most half of the room, so the work that follows it
+  // (the newest exchange, the summary, the next steps) is not squeezed into a clip per step.
+  const allowed = Math.min(
+    tokens.countItem(current) - (total - maxTokens),
+    Math.max(MIN_CLIPPED_REQUEST_TOKENS, Math.floor(maxTokens * requestShare)),
+  );
   if (allowed < MIN_CLIPPED_REQUEST_TOKENS) return transcript;
   const clipped = clipItemToFit({
     item: request,
@@ -71,6 +97,7 @@ export function clipLatestRequest(
     withText: (content) => ({ ...request, content }),
     tokens,
     advice: requestAdvice,
+    shares: requestShares,
   });
   return clipped === undefined
     ? transcript

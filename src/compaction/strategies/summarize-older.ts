@@ -199,8 +199,13 @@ export function summarizeOlder({
         throw new CompactionError('summarizeOlder produced no summary', { code: 'summary_failed' });
       }
       const kept = [...split.keptContext, ...split.pinned, ...split.tail];
-      const fitTokens =
-        maxSummaryTokens ?? summaryRoom(budget, summaryCap, tokens.count(kept), tokens);
+      // A summary must be smaller than what it replaces, or the compaction saves nothing: on a
+      // short span the trail gives up its least important lines instead.
+      const replaced = tokens.count([...split.previousSummaries, ...split.toSummarize]);
+      const fitTokens = Math.min(
+        maxSummaryTokens ?? summaryRoom(budget, summaryCap, tokens.count(kept), tokens),
+        Math.max(MIN_SUMMARY_TOKENS, replaced - tokens.countItem(createSummaryItem('')) - 1),
+      );
       const fitted = fitSummaryText({
         text: summaryWithTrail({
           text: summary,
@@ -208,6 +213,7 @@ export function summarizeOlder({
           items: transcript.map((item) => originalOf?.(item) ?? item),
           maxTokens: fitTokens,
           tokens,
+          kept,
         }),
         maxTokens: fitTokens,
         tokens,
