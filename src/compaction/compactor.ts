@@ -26,6 +26,7 @@ import { requireNonNegative } from './helpers/options.js';
 import { pipeline } from './pipeline.js';
 import { pinPlan } from './plan/pin-plan.js';
 import { planReserveTokens } from './plan/plan.js';
+import { clipOversizedRequest } from './strategies/clip-oversized-request.js';
 import { clipToolResults } from './strategies/clip-tool-results.js';
 import { dropReasoning } from './strategies/drop-reasoning.js';
 import { pruneLargestToolResults } from './strategies/prune-largest-tool-results.js';
@@ -102,6 +103,7 @@ function buildCompactor({
     dropReasoning(structural.dropReasoning),
     pruneToolResults(structural.pruneToolResults),
     ...(structural.clipToolResults === false ? [] : [clipToolResults(structural.clipToolResults)]),
+    ...(clipRequest ? [clipOversizedRequest()] : []),
   );
   const firstTier = strategy ?? structuralTier;
   // After a 413 one huge output is the usual cause; after an overflow, outputs the model has

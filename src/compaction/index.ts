@@ -52,6 +52,7 @@ export {
   clipLatestRequest,
   MIN_CLIPPED_REQUEST_TOKENS,
 } from './strategies/clip-latest-request.js';
+export { clipOversizedRequest } from './strategies/clip-oversized-request.js';
 export { type ClipToolResultsOptions, clipToolResults } from './strategies/clip-tool-results.js';
 export {
   type DropFailedToolResultsOptions,

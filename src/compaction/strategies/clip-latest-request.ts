@@ -77,29 +77,47 @@ export function clipLatestRequest(
   const start = latestTurnStart(transcript);
   const current = transcript[start];
   if (current?.kind !== 'user') return transcript;
-  const original = originalOf?.(current);
-  const request = original?.kind === 'user' ? original : current;
-  const text = plainText(request);
-  if (text === undefined) return transcript;
-  const size = tokens.countItem(request);
   // A request that must be cut keeps at most half of the room, so the work that follows it
   // (the newest exchange, the summary, the next steps) is not squeezed into a clip per step.
   const allowed = Math.min(
     tokens.countItem(current) - (total - maxTokens),
     Math.max(MIN_CLIPPED_REQUEST_TOKENS, Math.floor(maxTokens * requestShare)),
   );
-  if (allowed < MIN_CLIPPED_REQUEST_TOKENS) return transcript;
-  const clipped = clipItemToFit({
+  const clipped = clipRequest({ current, allowed, tokens, originalOf });
+  return clipped === undefined
+    ? transcript
+    : [...transcript.slice(0, start), clipped, ...transcript.slice(start + 1)];
+}
+
+/**
+ * A copy of the request `current` cut to `allowed` tokens (from its log original when it was cut
+ * before), or undefined when that is under `MIN_CLIPPED_REQUEST_TOKENS`, the request is not
+ * plain text, or no cut fits.
+ */
+export function clipRequest({
+  current,
+  allowed,
+  tokens,
+  originalOf,
+}: {
+  readonly current: UserItem;
+  readonly allowed: number;
+  readonly tokens: TokenCounter;
+  readonly originalOf?: ((item: Item) => Item | undefined) | undefined;
+}): UserItem | undefined {
+  if (allowed < MIN_CLIPPED_REQUEST_TOKENS) return undefined;
+  const original = originalOf?.(current);
+  const request = original?.kind === 'user' ? original : current;
+  const text = plainText(request);
+  if (text === undefined) return undefined;
+  return clipItemToFit({
     item: request,
     text,
-    size,
+    size: tokens.countItem(request),
     maxTokens: allowed,
     withText: (content) => ({ ...request, content }),
     tokens,
     advice: requestAdvice,
     shares: requestShares,
   });
-  return clipped === undefined
-    ? transcript
-    : [...transcript.slice(0, start), clipped, ...transcript.slice(start + 1)];
 }
