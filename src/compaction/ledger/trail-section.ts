@@ -1,6 +1,7 @@
 import type { TokenCounter } from '../../tokens/types.js';
 import type { Item } from '../../transcript/types.js';
 import { parseSummarySections, SUMMARY_SECTIONS } from '../summary.js';
+import { SUMMARY_SHARES } from '../summary-fit.js';
 import { ArtifactLedger } from './artifact-ledger.js';
 import { renderArtifactTrail } from './render-trail.js';
 
@@ -86,7 +87,11 @@ export function withArtifactTrail({
     const command = /^[\w.-]+: `(.+)`$/.exec(flat(line))?.[1];
     return command === undefined || !shownText.includes(command.replace(/…$/, ''));
   });
-  const errors = (sections['Errors seen'] ?? '').split('\n').filter((line) => !repeats(line));
+  // With the whole session's ledger, an error line of the backend the trail does not show ranks
+  // below the trail's own when the trail ran out of room: its room goes to those.
+  const errors = (sections['Errors seen'] ?? '')
+    .split('\n')
+    .filter((line) => !repeats(line) && !(complete && trail.omitted > 0));
   const lead = (lines: readonly string[], rest: readonly string[]): string =>
     [...lines, ...rest.filter((line) => !/^- None\.?$/.test(line.trim()))].join('\n').trim();
   const bodies: Record<string, string> = {
@@ -157,11 +162,31 @@ export function summaryWithTrail({
   return withArtifactTrail({
     text,
     ledger: ledger ?? ledgerOf(items),
-    maxTokens: Math.floor(maxTokens * trailRenderShare),
+    maxTokens: trailRoom(text, maxTokens, tokens),
     tokens,
     complete: ledger !== undefined,
     ...(kept === undefined ? {} : { visible: keptText(kept) }),
   });
+}
+
+/** The sections the trail does not lead, and what the headings of all six cost. */
+const otherSections = ['Goal', 'Decisions and constraints', 'Progress', 'Next step'] as const;
+const headingTokens = 30;
+
+/**
+ * The room the trail is rendered to: what the summary's other sections leave of `maxTokens`,
+ * each counted at what it needs up to its guaranteed share, so the trail takes what they do not
+ * use and at least 80% of the cap when they are full.
+ */
+function trailRoom(text: string, maxTokens: number, tokens: TokenCounter): number {
+  const sections = parseSummarySections(text);
+  let others = headingTokens;
+  for (const name of otherSections) {
+    const body = sections[name] ?? '';
+    const need = body === '' ? 0 : tokens.countText(body) + body.split('\n').length;
+    others += Math.min(need, Math.floor(maxTokens * SUMMARY_SHARES[name]));
+  }
+  return Math.max(Math.floor(maxTokens * trailRenderShare), maxTokens - others);
 }
 
 /** A ledger of some items, for a strategy the loop gave none. Deterministic, like the loop's. */
