@@ -262,7 +262,10 @@ function cutToAllowances(
       removed += 1;
     }
     if (removed > 0) cut[name] = removed;
-    const note = removed > 0 ? [cutNote(name, removed)] : [];
+    // A section of what the agent can re-derive that lost every line is left with its heading
+    // alone: on a small summary a note per emptied section costs as much as a fact.
+    const emptied = !ranked.has(name) && head.length === 0 && body.length === 0;
+    const note = removed > 0 && !emptied ? [cutNote(name, removed)] : [];
     const first = head[0];
     if (first !== undefined && used > room) {
       // The label stays so the next summary still finds (and carries) the goal.
