@@ -30,6 +30,8 @@ export interface ClipShares {
   readonly facts: number;
   /** List every fact that fits, not only the first few of each kind. */
   readonly allFacts: boolean;
+  /** The fewest characters the head keeps, however small the clip (a request's opening). */
+  readonly minHead?: number;
 }
 
 /** A tool output's clip: the command echo and the final status matter most. */
@@ -48,7 +50,7 @@ export function clipText(
   shares: ClipShares = outputShares,
 ): string {
   const keep = Math.max(0, Math.floor(characters));
-  const head = headUntil(content, Math.floor(keep * shares.head));
+  const head = headUntil(content, Math.max(shares.minHead ?? 0, Math.floor(keep * shares.head)));
   const tail = tailFrom(content, Math.floor(keep * shares.tail));
   const middle = content.slice(head.length, content.length - tail.length);
   const lines = middle.split('\n').length - 1;

@@ -19,10 +19,11 @@ export const MIN_CLIPPED_REQUEST_TOKENS = 96;
 
 /**
  * A request's clip keeps the facts of what it cuts before its prose: every path, error line and
- * identifier that fits in half of what is kept, beside its opening (what the user asked) and its
- * end (where a long request usually states the task after its material).
+ * identifier that fits in half of what is kept, beside its opening (what the user asked; at least
+ * its first 320 characters) and its end (where a long request usually states the task after its
+ * material).
  */
-const requestShares = { head: 0.3, tail: 0.2, facts: 0.5, allFacts: true } as const;
+const requestShares = { head: 0.3, tail: 0.2, facts: 0.5, allFacts: true, minHead: 320 } as const;
 
 /** The most of the prune's room a clipped request keeps. */
 const requestShare = 0.5;
