@@ -5,7 +5,11 @@ import {
   tokenBudgetTrigger,
   validateTranscript,
 } from 'loopkeeper';
-import { clipLatestRequest, MIN_CLIPPED_REQUEST_TOKENS } from 'loopkeeper/compaction';
+import {
+  clipLatestRequest,
+  clipOversizedRequest,
+  MIN_CLIPPED_REQUEST_TOKENS,
+} from 'loopkeeper/compaction';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { replacedItemId } from '../../src/compaction/helpers/derived-item.js';
@@ -66,6 +70,25 @@ describe('clipLatestRequest', () => {
     expect(validateTranscript(output)).toEqual([]);
   });
 
+  it('cuts a request cut before again from its original, so there is one note, never a note inside a note', () => {
+    const transcript = singleTurn(1);
+    const once = clipLatestRequest(transcript, tokens, Math.floor(tokens.count(transcript) * 0.8));
+    const original = new Map(transcript.map((item) => [item.id, item]));
+    const originalOf = (item: Item) => original.get(replacedItemId(item) ?? '');
+    const twice = clipLatestRequest(once, tokens, Math.floor(tokens.count(once) * 0.75), {
+      originalOf,
+    });
+    const text = (items: readonly Item[]) =>
+      items[0]?.kind === 'user' && typeof items[0].content === 'string' ? items[0].content : '';
+    expect(tokens.count(twice)).toBeLessThan(tokens.count(once));
+    expect(text(twice).match(/cut by compaction/g)).toHaveLength(1);
+    expect(text(twice).startsWith('ISSUE: TimeDelta serialization precision')).toBe(true);
+    expect(replacedItemId(twice[0] as Item)).toBe('u');
+    // The note counts what was cut of the original request, not of the clipped copy.
+    const cut = Number(/lines, (\d+) characters cut by compaction/.exec(text(twice))?.[1]);
+    expect(cut).toBeGreaterThanOrEqual(request.length - text(twice).length);
+  });
+
   it('leaves a transcript that fits, or one whose request would have to go below its floor', () => {
     const transcript = singleTurn(1);
     expect(clipLatestRequest(transcript, tokens, tokens.count(transcript))).toBe(transcript);
@@ -79,7 +102,7 @@ describe('clipLatestRequest', () => {
 describe('the emergency prune with a request that nearly fills the budget', () => {
   const transcript = singleTurn(12);
 
-  it('fits by cutting the request as its last step, instead of ending in an overflow', async () => {
+  it('fits by cutting the request (larger than the whole target, it is cut by the structural tier first), instead of ending in an overflow', async () => {
     const maxTokens = Math.floor(tokens.countItem(transcript[0] as Item) * 0.9);
     const compactor = createCompactor({
       trigger: tokenBudgetTrigger({ maxTokens, targetRatio: 0.9 }),
@@ -90,7 +113,7 @@ describe('the emergency prune with a request that nearly fills the budget', () =
       reason: 'threshold',
       signal: signal(),
     });
-    expect(outcome.strategies).toContain('clipLatestRequest');
+    expect(outcome.strategies).toContain('clipOversizedRequest');
     expect(outcome.fits).toBe(true);
     expect(validateTranscript(outcome.transcript)).toEqual([]);
     const first = outcome.transcript.find((item) => item.kind === 'user');
@@ -114,5 +137,29 @@ describe('the emergency prune with a request that nearly fills the budget', () =
     expect(outcome.strategies).not.toContain('clipLatestRequest');
     expect(outcome.fits).toBe(false);
     expect(outcome.transcript).toContain(transcript[0]);
+  });
+});
+
+describe('clipOversizedRequest', () => {
+  it('cuts a latest request larger than the target to half of it, and leaves one that fits alone', async () => {
+    const transcript = singleTurn(2);
+    const size = tokens.countItem(transcript[0] as Item);
+    const strategy = clipOversizedRequest();
+    const budget = { maxTokens: size, targetTokens: Math.floor(size / 2) };
+    const result = await strategy.apply(
+      { transcript, reason: 'threshold', budget },
+      { tokens, signal: signal() },
+    );
+    const [clipped] = result.transcript;
+    expect(tokens.countItem(clipped as Item)).toBeLessThanOrEqual(budget.targetTokens / 2);
+    expect(clipped?.kind === 'user' && clipped.content).toMatch(/^ISSUE: TimeDelta/);
+    expect(clipped?.kind === 'user' && clipped.content).toContain('tests/test_fields.py');
+    expect(result.transcript.slice(1)).toEqual(transcript.slice(1));
+    const roomy = { maxTokens: size * 4, targetTokens: size * 2 };
+    const kept = await strategy.apply(
+      { transcript, reason: 'threshold', budget: roomy },
+      { tokens, signal: signal() },
+    );
+    expect(kept.transcript).toBe(transcript);
   });
 });

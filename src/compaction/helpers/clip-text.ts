@@ -30,7 +30,7 @@ export interface ClipShares {
   readonly facts: number;
   /** List every fact that fits, not only the first few of each kind. */
   readonly allFacts: boolean;
-  /** The fewest characters the head keeps, however small the clip (a request's opening). */
+  /** The fewest characters the head keeps (a request's opening), up to 90% of the clip. */
   readonly minHead?: number;
 }
 
@@ -50,7 +50,9 @@ export function clipText(
   shares: ClipShares = outputShares,
 ): string {
   const keep = Math.max(0, Math.floor(characters));
-  const head = headUntil(content, Math.max(shares.minHead ?? 0, Math.floor(keep * shares.head)));
+  // The head's floor gives way on a clip too small for it (at most 90% of what is kept).
+  const headFloor = Math.min(shares.minHead ?? 0, Math.floor(keep * 0.9));
+  const head = headUntil(content, Math.max(headFloor, Math.floor(keep * shares.head)));
   const tail = tailFrom(content, Math.floor(keep * shares.tail));
   const middle = content.slice(head.length, content.length - tail.length);
   const lines = middle.split('\n').length - 1;
