@@ -132,7 +132,7 @@ describe("loop.send({type: 'compact'})", () => {
     // The next request carries the summary, with the instructions it was given and the ids.
     expect((await runTurn(loop, 'Thanks.')).outcome).toBe('completed');
     const summary = JSON.stringify(server.requests.at(-2)?.body);
-    expect(summary).toContain('reference record of earlier conversation');
+    expect(summary).toContain('Reference record of earlier conversation');
     expect(summary).toContain('Keep the passenger counts. Keep every booking id.');
     for (const id of ['BK1X7', 'BK2X7', 'BK3X7', 'BK4X7']) expect(summary).toContain(id);
     loop.stop();
