@@ -19,6 +19,7 @@ import {
   ArtifactLedger,
   checkPlanUpdate,
   clipLatestRequest,
+  clipOversizedRequest,
   clipToolResults,
   COMPACTION_SHARES,
   COMPACTION_SUMMARY_NAME,
@@ -30,6 +31,7 @@ import {
   fitSummaryText,
   isSummaryItem,
   MIN_CLIPPED_REQUEST_TOKENS,
+  MODEL_PLAN_CONTEXT_NAME,
   parseSummarySections,
   PLAN_CONTEXT_NAME,
   pruneLargestToolResults,
@@ -96,6 +98,14 @@ export async function example_clipLatestRequest(): Promise<void> {
   const huge = 'log line\n'.repeat(20_000);
   const clipped = clipLatestRequest([{ kind: 'user', id: 'u1', content: huge }], tokens, 2_000);
   console.log(tokens.count(clipped)); // at most about 2k
+}
+
+// clipOversizedRequest: src/compaction/strategies/clip-oversized-request.ts
+export async function example_clipOversizedRequest(): Promise<void> {
+  const compactor = createCompactor({
+    trigger: tokenBudgetTrigger({ maxTokens: 8_000 }),
+    strategy: pipeline(pruneToolResults(), clipOversizedRequest()),
+  });
 }
 
 // clipToolResults: src/compaction/strategies/clip-tool-results.ts
@@ -189,6 +199,13 @@ export async function example_MIN_CLIPPED_REQUEST_TOKENS(): Promise<void> {
   // A window whose request budget falls below this cannot hold even a clipped request.
   const requestBudget = 4_096 - 4_000;
   if (requestBudget < MIN_CLIPPED_REQUEST_TOKENS) console.warn('the window is too small');
+}
+
+// MODEL_PLAN_CONTEXT_NAME: src/transcript/types.ts
+export async function example_MODEL_PLAN_CONTEXT_NAME(): Promise<void> {
+  const modelPlans = (items: readonly Item[]) =>
+    items.filter((item) => item.kind === 'context' && item.name === MODEL_PLAN_CONTEXT_NAME);
+  console.log(modelPlans([]).length);
 }
 
 // parseSummarySections: src/compaction/summary.ts
