@@ -1,7 +1,7 @@
 import { CompactionError } from '../errors/compaction-error.js';
-import { describeThrownText } from '../errors/describe-thrown.js';
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
+import { describeThrownText } from '../vocabulary/index.js';
 import { compactionDiff } from './compaction-hooks.js';
 import { compactionBudgetFor } from './compactor-budget.js';
 import { emergencyPruneWith } from './compactor-emergency.js';

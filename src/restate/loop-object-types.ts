@@ -1,9 +1,10 @@
 import type { UserContent } from '../../machines/agent-loop.types.js';
-import type { PendingApproval, SerializedError } from '../events/telemetry-events.js';
+import type { PendingApproval } from '../events/telemetry-events.js';
 import type { ModelUsage } from '../model/types.js';
 import type { AgentLoopOptions } from '../runtime/create-agent-loop.js';
-import type { ToolApproval, TurnOutcome } from '../runtime/run-pause.js';
+import type { ToolApproval } from '../runtime/run-pause.js';
 import type { Item } from '../transcript/types.js';
+import type { SerializedError, TurnOutcome } from '../vocabulary/index.js';
 import type { TelemetryRecord } from './telemetry-recorder.js';
 
 /** The loop options a host gives per session; the object supplies the store and the id. */

@@ -1,6 +1,5 @@
 import * as restate from '@restatedev/restate-sdk';
 import { ApprovalError } from '../errors/approval-error.js';
-import { describeThrownText } from '../errors/describe-thrown.js';
 import { LoopkeeperError } from '../errors/loopkeeper-error.js';
 import type { PendingApproval } from '../events/telemetry-events.js';
 import { effectiveHistory } from '../log/effective-history.js';
@@ -10,6 +9,7 @@ import { pendingApprovalsIn } from '../runtime/run-progress.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
+import { describeThrownText } from '../vocabulary/index.js';
 import { closeKilledRun, killedInvocation } from './close-killed-run.js';
 import { type DurableAction, runDurableTurn } from './durable-turn.js';
 import { type LoopObjectLimits, resolveLimits } from './limits.js';

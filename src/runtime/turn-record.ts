@@ -1,8 +1,7 @@
-import type { SerializedError } from '../events/telemetry-events.js';
 import type { ModelUsage } from '../model/types.js';
 import type { Item } from '../transcript/types.js';
+import { type SerializedError, serializeError } from '../vocabulary/index.js';
 import type { LoopSession } from './loop-session.js';
-import { serializeError } from './serialize-error.js';
 
 /** What one run added to the session, as its log records it. */
 export interface TurnRecord {

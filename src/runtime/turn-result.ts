@@ -1,9 +1,7 @@
 import type { PendingApproval, RunFinished } from '../events/telemetry-events.js';
-import type { RunOutcome } from '../log/events.js';
 import type { TurnRecord } from './turn-record.js';
 
-/** How a turn ended for now: a run outcome, or paused until calls are decided. */
-export type TurnOutcome = RunOutcome | 'awaiting_approval';
+export type { TurnOutcome } from '../vocabulary/index.js';
 
 /** A run that finished: its `RunFinished` event plus what it added to the log. */
 export interface FinishedTurn extends RunFinished, TurnRecord {
