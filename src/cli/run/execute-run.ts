@@ -156,7 +156,7 @@ export async function executeRun(settings: RunSettings, context: CommandContext)
       return EXIT_INTERRUPTED;
     }
     const reason =
-      finished.error === undefined
+      finished.error === null
         ? finished.outcome
         : `${finished.error.name}: ${finished.error.message}`;
     stderr.write(
