@@ -2,6 +2,7 @@ import type { TelemetryEvent } from '../../events/telemetry-events.js';
 import type { SessionEvent, TranscriptReplacedEvent } from '../../log/events.js';
 import type { ModelUsage } from '../../model/types.js';
 import type { UserItem } from '../../transcript/types.js';
+import type { SerializedError } from '../../vocabulary/index.js';
 
 /**
  * A state of the loop machine a replay shows (its path: the steps of a run are inside
@@ -33,7 +34,7 @@ export interface ReplayContext {
   readonly consecutiveCompactions: number;
   readonly compactionReason: string | null;
   readonly lastUsage: ModelUsage | null;
-  readonly lastError: { name: string; code: string; message: string } | null;
+  readonly lastError: SerializedError | null;
   readonly lastOutcome: string | null;
 }
 
