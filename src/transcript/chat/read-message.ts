@@ -10,7 +10,6 @@ import type {
   ToolResultItem,
   UserItem,
 } from '../types.js';
-import { COMPACTION_SUMMARY_NAME } from '../types.js';
 import { MessageProblems } from './message-problems.js';
 import { isSendableName } from './names.js';
 import { type ReadText, readTextContent, readUserContent } from './read-content.js';
