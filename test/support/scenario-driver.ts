@@ -72,6 +72,11 @@ export interface ScenarioOptions {
   readonly reply?: (request: FakeRequest, context: ScenarioContext) => FakeReply;
   /** Model options of every step (default `maxRetries: 0`). */
   readonly model?: ScenarioModelOptions;
+  /**
+   * Answers in process instead of over HTTP: for the fuzz, whose thousands of requests would
+   * take several times as long through the SDK. Steps then take no `replies` and no `model`.
+   */
+  readonly inProcessModel?: (context: ScenarioContext) => ModelAdapter;
   readonly tools?:
     | readonly AnyToolDefinition[]
     | ((context: ScenarioContext) => readonly AnyToolDefinition[]);
@@ -197,7 +202,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRun
       ...options.model,
       ...stepOptions,
     });
-  const plain = modelFor();
+  const plain = options.inProcessModel?.(context) ?? modelFor();
   let current = plain;
   let transcripts: (readonly Item[])[] = [];
   const model: ModelAdapter = {
@@ -206,6 +211,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRun
     generate: (request) => {
       // A copy: the loop may hand over its live history.
       transcripts.push([...request.transcript]);
+      if (options.inProcessModel !== undefined) onRequest?.();
       return current.generate(request);
     },
   };
@@ -247,6 +253,11 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRun
       const before = previous;
       const requestsBefore = server.requests.length;
       const telemetryBefore = telemetry.length;
+      if (options.inProcessModel !== undefined && (step.replies ?? step.model) !== undefined) {
+        throw new Error(
+          'a scenario with an in-process model takes no step replies or model options',
+        );
+      }
       queued = [...(step.replies ?? [])];
       transcripts = [];
       current = step.model === undefined ? plain : modelFor(step.model);
