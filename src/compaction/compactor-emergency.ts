@@ -1,7 +1,7 @@
 import type { Item } from '../transcript/types.js';
 import { summaryCapFor } from './compactor-sizes.js';
 import { appliedNames, originalsWithin } from './compactor-steps.js';
-import type { EmergencyOutcome, EmergencyPruneInput } from './compactor-types.js';
+import type { CompactInput, EmergencyOutcome } from './compactor-types.js';
 import { latestTurnStart, turnSpans } from './helpers/structure.js';
 import { clipLatestRequest } from './strategies/clip-latest-request.js';
 import { emergencyPruneTranscript } from './strategies/emergency-prune.js';
@@ -20,16 +20,12 @@ export interface EmergencyDeps {
   readonly maxTokens?: number;
   /** Tokens kept free for what is added after the prune (the pinned plan). */
   readonly reserveTokens?: number;
-  budgetFor(input: EmergencyPruneInput): {
+  budgetFor(input: CompactInput): {
     decision: TriggerDecision;
     budget: CompactionBudget;
     tokensBefore: number;
   };
-  isEffective(
-    transcript: readonly Item[],
-    budget: CompactionBudget,
-    input: EmergencyPruneInput,
-  ): boolean;
+  isEffective(transcript: readonly Item[], budget: CompactionBudget, input: CompactInput): boolean;
   triggerFacts(decision: TriggerDecision): Record<string, unknown>;
 }
 
@@ -41,7 +37,7 @@ export interface EmergencyDeps {
  */
 export async function emergencyPruneWith(
   deps: EmergencyDeps,
-  input: EmergencyPruneInput,
+  input: CompactInput,
 ): Promise<EmergencyOutcome> {
   const { transcript, tokens, reason, signal } = input;
   const { decision, budget, tokensBefore } = deps.budgetFor(input);

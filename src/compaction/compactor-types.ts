@@ -28,16 +28,19 @@ export interface CompactOutcome {
   readonly strategies: readonly string[];
   readonly tokensBefore: number;
   readonly tokensAfter: number;
-  /** Whether the trigger no longer fires afterwards (the transcript is under its line). */
+  /**
+   * Whether the result is under the step budget with headroom: at or under half-way between
+   * the target and the trigger line (`headroomLine`), so the next step does not compact again.
+   */
   readonly effective: boolean;
+  /** The budget this compaction worked to (the step's budget, lowered after a refusal). */
+  readonly budget: CompactionBudget;
   readonly metadata: Record<string, unknown>;
 }
 
 export interface EmergencyOutcome extends CompactOutcome {
   /** Whether the result is under the budget's `maxTokens`; false only when the latest turn alone is larger. */
   readonly fits: boolean;
-  /** The budget the prune worked to. */
-  readonly budget: CompactionBudget;
   /** Tokens of the latest turn as the prune found it, for telling what is too large. */
   readonly latestTurnTokens: number;
 }
@@ -46,6 +49,12 @@ export interface CompactInput {
   readonly transcript: readonly Item[];
   readonly tokens: TokenCounter;
   readonly reason: CompactionReason;
+  /**
+   * The trigger's decision for this step, when the caller has asked already (the loop's budget
+   * check, a `CompactionController`): its budget is the one every tier works to, so the
+   * trigger is asked once per step. Without it the compactor asks the trigger once.
+   */
+  readonly decision?: TriggerDecision;
   readonly reported?: TriggerInput['reported'];
   /** See `TriggerInput.overheadTokens`. */
   readonly overheadTokens?: number;
@@ -62,24 +71,6 @@ export interface CompactInput {
   readonly loop?: CompactingLoop;
 }
 
-export interface EmergencyPruneInput {
-  readonly transcript: readonly Item[];
-  readonly tokens: TokenCounter;
-  readonly reason: CompactionReason;
-  readonly reported?: TriggerInput['reported'];
-  /** See `TriggerInput.overheadTokens`. */
-  readonly overheadTokens?: number;
-  readonly signal: AbortSignal;
-  /** The log's original of an item that stands in for another (see `CompactionContext`). */
-  readonly originalOf?: (item: Item) => Item | undefined;
-  /** The session's artifact ledger (the loop passes its own), rendered into every summary. */
-  readonly ledger?: ArtifactLedger;
-  /** The mutation point the loop compacts at, passed to every trigger call (see `TriggerInput.point`). */
-  readonly point?: MutationPoint;
-  /** Instructions for the summary (`loop.send({type: 'compact', instructions})`). */
-  readonly instructions?: string;
-}
-
 /**
  * A compactor is a `LoopMutator` (for hosts that run it like any other mutator) that also
  * exposes the steps the loop machine runs as separate states.
@@ -94,7 +85,7 @@ export interface Compactor extends LoopMutator {
    */
   compact(input: CompactInput): Promise<CompactOutcome>;
   /** The deterministic last resort: structural pruning, then the newest whole turns that fit. */
-  emergencyPrune(input: EmergencyPruneInput): Promise<EmergencyOutcome>;
+  emergencyPrune(input: CompactInput): Promise<EmergencyOutcome>;
 }
 
 export interface CompactorOptions {

@@ -1,8 +1,8 @@
-import { CompactionError } from '../errors/compaction-error.js';
 import { describeThrownText } from '../errors/describe-thrown.js';
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
 import { compactionDiff } from './compaction-hooks.js';
+import { climbLadder } from './compaction-ladder.js';
 import { compactionBudgetFor } from './compactor-budget.js';
 import { emergencyPruneWith } from './compactor-emergency.js';
 import { assertCompactorOptions } from './compactor-options.js';
@@ -20,7 +20,6 @@ import type {
   Compactor,
   CompactorOptions,
   EmergencyOutcome,
-  EmergencyPruneInput,
 } from './compactor-types.js';
 import { requireNonNegative } from './helpers/options.js';
 import { pipeline } from './pipeline.js';
@@ -47,7 +46,6 @@ export type {
   Compactor,
   CompactorOptions,
   EmergencyOutcome,
-  EmergencyPruneInput,
 } from './compactor-types.js';
 
 /**
@@ -121,10 +119,6 @@ function buildCompactor({
   const prepare =
     strategy === undefined ? createItemPreparer(structural.pruneToolResults) : undefined;
 
-  function evaluate(input: TriggerInput): TriggerDecision {
-    return trigger.evaluate(input);
-  }
-
   /** The budget check a loop makes before each request: the trigger, and the new items prepared. */
   function check(input: TriggerInput): TriggerDecision {
     const decision = trigger.evaluate(input);
@@ -156,7 +150,8 @@ function buildCompactor({
     budget: CompactionBudget;
     tokensBefore: number;
   } {
-    const decision = evaluate(triggerInput(input.transcript, input.tokens, input));
+    const decision =
+      input.decision ?? trigger.evaluate(triggerInput(input.transcript, input.tokens, input));
     const tokensBefore = input.tokens.count(input.transcript);
     const budget = compactionBudgetFor({
       reason: input.reason,
@@ -166,23 +161,13 @@ function buildCompactor({
     return { decision, budget, tokensBefore };
   }
 
-  /** The trigger's input for a compacted transcript: the reported usage described the one before. */
-  function triggerInputAfter(transcript: readonly Item[], input: CompactInput): TriggerInput {
-    return triggerInput(transcript, input.tokens, {
-      overheadTokens: input.overheadTokens,
-      point: input.point,
-    });
-  }
-
-  function isEffective(
-    transcript: readonly Item[],
-    budget: CompactionBudget,
-    input: CompactInput,
-  ): boolean {
-    return (
-      !trigger.evaluate(triggerInputAfter(transcript, input)).fire &&
-      input.tokens.count(transcript) <= headroomLine(budget)
-    );
+  /**
+   * Whether a result is under the budget with headroom (`headroomLine`): landing just under the
+   * line would compact again a step later. Judged on the step's budget, so the trigger is not
+   * asked again.
+   */
+  function isEffective(transcript: readonly Item[], budget: CompactionBudget, input: CompactInput) {
+    return input.tokens.count(transcript) <= headroomLine(budget);
   }
 
   function triggerFacts(decision: TriggerDecision): Record<string, unknown> {
@@ -229,6 +214,7 @@ function buildCompactor({
       tokensBefore,
       tokensAfter: tokensBefore,
       effective: isEffective(input.transcript, budget, input),
+      budget,
       metadata: { trigger: triggerFacts(decision), budget, skippedBy: 'beforeCompaction' },
     };
   }
@@ -240,7 +226,7 @@ function buildCompactor({
   ): Outcome {
     const transcript = pinPlan(input.transcript, outcome.transcript);
     if (transcript === outcome.transcript) return outcome;
-    const budget = outcome.metadata['budget'] as CompactionBudget;
+    const { budget } = outcome;
     const tokensAfter = input.tokens.count(transcript);
     const pinned = {
       ...outcome,
@@ -315,9 +301,7 @@ function buildCompactor({
     let tier: CompactionTier = addsSummary(transcript, current) ? 'summary' : 'structural';
     let summaryMetadata: Readonly<Record<string, unknown>> | undefined;
 
-    const stillAbove =
-      tokens.count(current) > budget.targetTokens ||
-      trigger.evaluate(triggerInputAfter(current, input)).fire;
+    const stillAbove = tokens.count(current) > budget.targetTokens;
     // Asked for by the host, the summary runs whatever the count: that is what `compact` asks.
     if ((stillAbove || reason === 'manual') && backend !== undefined) {
       const summaryStep = reason === 'manual' ? manualSummaryTier : summaryTier;
@@ -337,6 +321,7 @@ function buildCompactor({
       tokensBefore,
       tokensAfter,
       effective: isEffective(current, budget, input),
+      budget,
       metadata: {
         trigger: triggerFacts(decision),
         budget,
@@ -346,12 +331,12 @@ function buildCompactor({
     };
   }
 
-  async function emergencyPrune(input: EmergencyPruneInput): Promise<EmergencyOutcome> {
+  async function emergencyPrune(input: CompactInput): Promise<EmergencyOutcome> {
     const outcome = withPlan(input, await emergencyPruneTiers(input));
     return observed(input, outcome, undefined);
   }
 
-  function emergencyPruneTiers(input: EmergencyPruneInput): Promise<EmergencyOutcome> {
+  function emergencyPruneTiers(input: CompactInput): Promise<EmergencyOutcome> {
     // Room for the plan the result pins, when its text is not already up front.
     const plan = latestPlanText(input.transcript);
     const reserveTokens = plan === undefined ? 0 : input.tokens.countText(plan) + 8;
@@ -370,48 +355,19 @@ function buildCompactor({
     );
   }
 
+  /** As a plain mutator: when the trigger fires (or a refusal or the host asks), the ladder. */
   async function mutate(input: MutationInput): Promise<MutationOutput> {
-    const { transcript, tokens, signal, reported, point } = input;
+    const { transcript, tokens } = input;
     const reason = input.reason ?? 'threshold';
-    const decision = evaluate(triggerInput(transcript, tokens, input));
+    const decision = trigger.evaluate(triggerInput(transcript, tokens, input));
     // A provider refusal or a manual request compacts even when our own estimate says it fits.
     if (!decision.fire && reason === 'threshold') {
       return { dirty: false, metadata: { trigger: triggerFacts(decision) } };
     }
-    const compactInput = {
-      transcript,
-      tokens,
-      reason,
-      signal,
-      point,
-      ...(reported === undefined ? {} : { reported }),
-      ...(input.overheadTokens === undefined ? {} : { overheadTokens: input.overheadTokens }),
-      ...(input.ledger === undefined ? {} : { ledger: input.ledger }),
-      ...(input.instructions === undefined ? {} : { instructions: input.instructions }),
-      ...(input.loop === undefined ? {} : { loop: input.loop }),
-    };
-    let outcome: CompactOutcome;
-    let summaryError: CompactionError | undefined;
-    try {
-      outcome = await compact(compactInput);
-    } catch (error) {
-      if (!CompactionError.isInstance(error)) throw error;
-      summaryError = error;
-      outcome = await emergencyPrune(compactInput);
-    }
-    if (summaryError === undefined && !outcome.effective) {
-      // An ineffective compaction goes straight to the emergency prune, as in the loop machine.
-      const emergencyOutcome = await emergencyPrune({
-        ...compactInput,
-        transcript: outcome.transcript,
-      });
-      outcome = {
-        ...emergencyOutcome,
-        strategies: [...outcome.strategies, ...emergencyOutcome.strategies],
-        tokensBefore: outcome.tokensBefore,
-        metadata: { ...emergencyOutcome.metadata, before: outcome.metadata },
-      };
-    }
+    const { outcome, summaryError } = await climbLadder(
+      { trigger, compact, emergencyPrune },
+      { ...input, reason, decision },
+    );
     const metadata = {
       ...outcome.metadata,
       tier: outcome.tier,

@@ -1,6 +1,16 @@
 /** The compaction layer: strategies, pipeline, triggers, summarizers, the compactor. */
 
 export { type ApplyCompactionOptions, applyCompaction } from './apply.js';
+export {
+  type BudgetCheck,
+  type BudgetCheckRequest,
+  type CommitResult,
+  type CommitTranscript,
+  CompactionController,
+  type CompactStep,
+  type PruneStep,
+  type StepRequest,
+} from './compaction-controller.js';
 export type {
   AfterCompactionEvent,
   BeforeCompactionDecision,
@@ -14,7 +24,6 @@ export {
   type CompactorOptions,
   createCompactor,
   type EmergencyOutcome,
-  type EmergencyPruneInput,
 } from './compactor.js';
 export { type CompactionBudgetForOptions, compactionBudgetFor } from './compactor-budget.js';
 export { COMPACTION_SHARES } from './compactor-sizes.js';

@@ -1,6 +1,6 @@
-import type { CompactInput, CompactOutcome, Compactor } from '../compaction/compactor-types.js';
+import { climbLadder } from '../compaction/compaction-ladder.js';
+import type { CompactInput, Compactor } from '../compaction/compactor-types.js';
 import { replacedItemId } from '../compaction/helpers/derived-item.js';
-import { CompactionError } from '../errors/compaction-error.js';
 import type { CompactionReason, CompactionTier, ViewEntry } from '../log/events.js';
 import { buildReplacementView } from '../log/replacement-view.js';
 import type { Item } from '../transcript/types.js';
@@ -28,9 +28,9 @@ interface CompactOnceInput {
 }
 
 /**
- * The compactor's tiers once, as the loop machine runs them: the structural tier and the
- * summary; a summary that fails or a result still over the line goes on to the emergency
- * prune. Undefined when nothing changed.
+ * The compactor's tiers once (`climbLadder`): the structural tier and the summary; a summary
+ * that fails or a result still over the line goes on to the emergency prune. Undefined when
+ * nothing changed.
  */
 export async function compactOnce({
   compactor,
@@ -40,30 +40,13 @@ export async function compactOnce({
 }: CompactOnceInput): Promise<
   (CompactionRecord & { marker(previous: readonly Item[]): MarkerFields }) | undefined
 > {
-  const full: CompactInput = {
+  const { outcome, summaryError } = await climbLadder(compactor, {
     ...input,
     originalOf: (item) => {
       const origin = replacedItemId(item);
       return origin === undefined ? undefined : originalOf(origin);
     },
-  };
-  let outcome: CompactOutcome;
-  let summaryError: CompactionError | undefined;
-  try {
-    outcome = await compactor.compact(full);
-  } catch (error) {
-    if (!CompactionError.isInstance(error)) throw error;
-    summaryError = error;
-    outcome = await compactor.emergencyPrune(full);
-  }
-  if (summaryError === undefined && !outcome.effective) {
-    const emergency = await compactor.emergencyPrune({ ...full, transcript: outcome.transcript });
-    outcome = {
-      ...emergency,
-      strategies: [...outcome.strategies, ...emergency.strategies],
-      tokensBefore: outcome.tokensBefore,
-    };
-  }
+  });
   const transcript = outcome.transcript;
   const unchanged =
     transcript.length === input.transcript.length &&

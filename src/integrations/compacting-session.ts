@@ -231,7 +231,12 @@ export class CompactingSession<M> {
             ? undefined
             : await compactOnce({
                 compactor: this.#compactor,
-                input: { ...input, reason: 'threshold', signal: new AbortController().signal },
+                input: {
+                  ...input,
+                  reason: 'threshold',
+                  decision,
+                  signal: new AbortController().signal,
+                },
                 originalOf: (id) => conversation.original(id),
                 stepNumber,
               });

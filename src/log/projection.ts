@@ -19,6 +19,9 @@ export interface ReportedUsage {
   readonly itemCount: number;
 }
 
+/** A history nothing has replaced yet: shared, since it is never written to. */
+const NO_ORIGINALS: ReadonlyMap<string, Item> = new Map();
+
 /**
  * The effective history of one session, kept up to date event by event. An `items-appended`
  * event costs O(its items); a `transcript-replaced` event costs O(effective history), which is
@@ -49,7 +52,7 @@ export class SessionProjection {
   #latestReplacement: TranscriptReplacedEvent | undefined;
   #latestUsage: UsageReportedEvent | undefined;
   #usageItemCount: number | undefined;
-  #originals: ReadonlyMap<string, Item> = new Map();
+  #originals: ReadonlyMap<string, Item> = NO_ORIGINALS;
 
   /**
    * The effective history. Between two replacements this same array only grows at its end; a

@@ -1,11 +1,11 @@
 import type { AnyActorRef } from 'xstate';
+import { CompactionController } from '../compaction/compaction-controller.js';
 import type { Compactor } from '../compaction/compactor.js';
 import type { LoopMutator } from '../compaction/types.js';
 import type { TelemetryEvent } from '../events/telemetry-events.js';
 import type { ModelAdapter, ToolSpec } from '../model/types.js';
 import { createToolRegistry, type ToolRegistry } from '../tools/tool-registry.js';
 import type { AnyToolDefinition } from '../tools/types.js';
-import { CompactionFloor } from './compaction-floor.js';
 import type { LoopSession } from './loop-session.js';
 import { PromptOverhead } from './prompt-overhead.js';
 
@@ -23,8 +23,8 @@ export interface LoopServicesOptions {
 
 /**
  * Everything one loop's invoked actors work with: its session, model, tools (the registry and
- * the specs the model is told about, built once), mutators and compactor, the compaction
- * floor, and the telemetry sink that reaches the loop's listeners.
+ * the specs the model is told about, built once), mutators, the compaction controller (the
+ * compactor's policy for this loop), and the telemetry sink that reaches the loop's listeners.
  *
  * One route reaches it: the loop's creation input carries it (`AgentLoopInput.services`, which
  * the machine never reads, so its context stays small and serializable), and every invocation
@@ -40,7 +40,8 @@ export class LoopServices {
   readonly tools: readonly AnyToolDefinition[];
   readonly instructions: string | undefined;
   readonly mutators: readonly LoopMutator[];
-  readonly compactor: Compactor | undefined;
+  /** Asks the budget, runs the compactor's tiers and keeps the floor; absent without a compactor. */
+  readonly compaction: CompactionController | undefined;
   readonly toolTimeoutMs: number | undefined;
   readonly maxParallelTools: number;
   /** The loop's tools by name, built and checked once when the loop is made. */
@@ -49,8 +50,6 @@ export class LoopServices {
   readonly specs: readonly ToolSpec[];
   /** Tokens of a request outside its items, for budget checks between usage reports. */
   readonly overhead: PromptOverhead;
-  /** What the last emergency prune left above the line, so the next steps do not redo it. */
-  readonly floor = new CompactionFloor();
   #emit: ((event: TelemetryEvent) => void) | undefined;
   #actor: AnyActorRef | undefined;
 
@@ -60,7 +59,8 @@ export class LoopServices {
     this.tools = options.tools;
     this.instructions = options.instructions;
     this.mutators = options.mutators;
-    this.compactor = options.compactor;
+    this.compaction =
+      options.compactor === undefined ? undefined : new CompactionController(options.compactor);
     this.toolTimeoutMs = options.toolTimeoutMs;
     this.maxParallelTools = options.maxParallelTools;
     this.registry = createToolRegistry(options.tools);

@@ -9,16 +9,13 @@ import type { Item, ProtocolProblem, ToolCall } from '../transcript/types.js';
  */
 export class ProtocolTracker {
   #itemIds = new Set<string>();
-  #seenCallIds = new Set<string>();
-  #answered = new Set<string>();
-  #pending = new Map<string, ToolCall>();
+  /** The session's tool calls, made at the first: a session without tools holds none. */
+  #calls: CallFacts | undefined;
 
   /** Forgets everything and follows `items` from scratch; returns their first break, or null. */
   reset(items: readonly Item[]): ProtocolProblem | null {
     this.#itemIds.clear();
-    this.#seenCallIds.clear();
-    this.#answered.clear();
-    this.#pending.clear();
+    this.#calls = undefined;
     const problem = this.check(items);
     this.observe(items);
     return problem;
@@ -26,11 +23,11 @@ export class ProtocolTracker {
 
   /** Calls of the latest assistant item that have no result yet, in call order. */
   get pendingCalls(): readonly ToolCall[] {
-    return [...this.#pending.values()];
+    return this.#calls === undefined ? [] : [...this.#calls.pending.values()];
   }
 
   hasSeenCallId(id: string): boolean {
-    return this.#seenCallIds.has(id);
+    return this.#calls?.seen.has(id) === true;
   }
 
   /**
@@ -38,7 +35,7 @@ export class ProtocolTracker {
    * position of the first of them in the effective history, for the problem's `index`.
    */
   check(items: readonly Item[], startIndex = 0): ProtocolProblem | null {
-    const pending = new Map(this.#pending);
+    const pending = new Map(this.#calls?.pending);
     const seen = new Set<string>();
     const answered = new Set<string>();
     const ids = new Set<string>();
@@ -57,7 +54,7 @@ export class ProtocolTracker {
           answered.add(item.callId);
           continue;
         }
-        const again = this.#answered.has(item.callId) || answered.has(item.callId);
+        const again = this.#calls?.answered.has(item.callId) === true || answered.has(item.callId);
         return {
           ...at,
           kind: again ? 'duplicate_result' : 'orphan_result',
@@ -75,7 +72,7 @@ export class ProtocolTracker {
       }
       if (item.kind !== 'assistant') continue;
       for (const call of item.toolCalls ?? []) {
-        if (this.#seenCallIds.has(call.id) || seen.has(call.id)) {
+        if (this.#calls?.seen.has(call.id) === true || seen.has(call.id)) {
           return {
             ...at,
             kind: 'duplicate_call_id',
@@ -92,14 +89,24 @@ export class ProtocolTracker {
   observe(items: readonly Item[]): void {
     for (const item of items) {
       this.#itemIds.add(item.id);
+      const calls = this.#calls;
       if (item.kind === 'toolResult') {
-        if (this.#pending.delete(item.callId)) this.#answered.add(item.callId);
-      } else if (item.kind === 'assistant') {
-        for (const call of item.toolCalls ?? []) {
-          this.#seenCallIds.add(call.id);
-          this.#pending.set(call.id, call);
+        if (calls?.pending.delete(item.callId) === true) calls.answered.add(item.callId);
+      } else if (item.kind === 'assistant' && item.toolCalls !== undefined) {
+        const facts =
+          calls ?? (this.#calls = { seen: new Set(), answered: new Set(), pending: new Map() });
+        for (const call of item.toolCalls) {
+          facts.seen.add(call.id);
+          facts.pending.set(call.id, call);
         }
       }
     }
   }
+}
+
+/** Every call id seen, the answered ones, and the calls still open, in call order. */
+interface CallFacts {
+  readonly seen: Set<string>;
+  readonly answered: Set<string>;
+  readonly pending: Map<string, ToolCall>;
 }

@@ -22,44 +22,37 @@ export interface UnfinishedRun {
  * when a run finishes, so it holds one run's facts at most. Resume and approvals read it.
  */
 export class RunProgress {
-  #run: { runId: string; startSeq: number } | null = null;
-  #steps = 0;
-  readonly #started = new Map<string, string>();
-  readonly #requested = new Map<string, ApprovalRequest>();
-  readonly #decided = new Map<string, LoggedDecision>();
-  readonly #answered = new Set<string>();
+  /** The facts of the run in progress; none between runs, so an idle loop holds no maps. */
+  #run: RunFacts | null = null;
 
   observe(event: SessionEvent): void {
     switch (event.type) {
       case 'run-started':
-        this.#forget();
-        this.#run = { runId: event.runId, startSeq: event.seq };
+        this.#run = newRunFacts(event.runId, event.seq);
         return;
       case 'run-finished':
-        if (event.runId === this.#run?.runId) {
-          this.#forget();
-          this.#run = null;
-        }
+        if (event.runId === this.#run?.runId) this.#run = null;
         return;
       default:
         break;
     }
-    if (this.#run === null || event.runId !== this.#run.runId) return;
+    const run = this.#run;
+    if (run === null || event.runId !== run.runId) return;
     switch (event.type) {
       case 'items-appended':
         for (const item of event.items) {
-          if (item.kind === 'assistant') this.#steps += 1;
-          else if (item.kind === 'toolResult') this.#answered.add(item.callId);
+          if (item.kind === 'assistant') run.steps += 1;
+          else if (item.kind === 'toolResult') run.answered.add(item.callId);
         }
         return;
       case 'tool-calls-started':
-        for (const call of event.calls) this.#started.set(call.callId, call.argumentsHash);
+        for (const call of event.calls) run.started.set(call.callId, call.argumentsHash);
         return;
       case 'approval-requested':
-        for (const call of event.calls) this.#requested.set(call.callId, call);
+        for (const call of event.calls) run.requested.set(call.callId, call);
         return;
       case 'approval-decided':
-        this.#decided.set(event.callId, {
+        run.decided.set(event.callId, {
           approved: event.approved,
           argumentsHash: event.argumentsHash,
           ...(event.reason === undefined ? {} : { reason: event.reason }),
@@ -72,39 +65,58 @@ export class RunProgress {
 
   /** The run in progress in the log, or null when every run is finished. */
   get unfinishedRun(): UnfinishedRun | null {
-    return this.#run === null ? null : { ...this.#run, steps: this.#steps };
+    const run = this.#run;
+    return run === null ? null : { runId: run.runId, startSeq: run.startSeq, steps: run.steps };
   }
 
   /** The arguments hash a call was started with, when the log says it was started. */
   startedHash(callId: string): string | undefined {
-    return this.#started.get(callId);
+    return this.#run?.started.get(callId);
   }
 
   request(callId: string): ApprovalRequest | undefined {
-    return this.#requested.get(callId);
+    return this.#run?.requested.get(callId);
   }
 
   decision(callId: string): LoggedDecision | undefined {
-    return this.#decided.get(callId);
+    return this.#run?.decided.get(callId);
   }
 
   /** Requested calls of the run with no decision yet, in the order they were requested. */
   get undecided(): readonly ApprovalRequest[] {
-    return [...this.#requested.values()].filter((call) => !this.#decided.has(call.callId));
+    const run = this.#run;
+    if (run === null) return [];
+    return [...run.requested.values()].filter((call) => !run.decided.has(call.callId));
   }
 
   /** Requested calls still waiting: no decision and no result yet, in request order. */
   get waiting(): readonly ApprovalRequest[] {
-    return this.undecided.filter((call) => !this.#answered.has(call.callId));
+    const answered = this.#run?.answered;
+    return this.undecided.filter((call) => answered?.has(call.callId) !== true);
   }
+}
 
-  #forget(): void {
-    this.#answered.clear();
-    this.#steps = 0;
-    this.#started.clear();
-    this.#requested.clear();
-    this.#decided.clear();
-  }
+/** What the log says of one run in progress. */
+interface RunFacts {
+  readonly runId: string;
+  readonly startSeq: number;
+  steps: number;
+  readonly started: Map<string, string>;
+  readonly requested: Map<string, ApprovalRequest>;
+  readonly decided: Map<string, LoggedDecision>;
+  readonly answered: Set<string>;
+}
+
+function newRunFacts(runId: string, startSeq: number): RunFacts {
+  return {
+    runId,
+    startSeq,
+    steps: 0,
+    started: new Map(),
+    requested: new Map(),
+    decided: new Map(),
+    answered: new Set(),
+  };
 }
 
 /**

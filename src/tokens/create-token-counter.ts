@@ -9,7 +9,7 @@ import {
 import { createTextCounter } from './count-text.js';
 import { derivedItemSource } from './derived-items.js';
 import { createItemTokenCache, DEFAULT_MAX_CACHED_ITEMS } from './item-token-cache.js';
-import { loadEncoding } from './load-encoding.js';
+import { type LoadedEncoding, loadEncoding } from './load-encoding.js';
 import { ITEM_ROLES } from './message-overhead.js';
 import type { PartCounts } from './part-counts.js';
 import type { TokenCounter, TokenEncoding } from './types.js';
@@ -44,26 +44,9 @@ export async function createTokenCounter({
       { code: 'invalid_cache_size' },
     );
   }
-  const countText = rememberLongTexts(createTextCounter(await loadEncoding({ encoding })));
-  const rules: ItemCountingRules = {
-    countText,
-    roleTokens: {
-      user: countText(ITEM_ROLES.user),
-      assistant: countText(ITEM_ROLES.assistant),
-      tool: countText(ITEM_ROLES.toolResult),
-      system: countText(ITEM_ROLES.context),
-    },
-  };
+  const { countText, rules, byObject, partsOf } = await coreFor(encoding);
+  // By id, per counter: ids are unique within a session only, so this cache is never shared.
   const cache = createItemTokenCache({ maxEntries: maxCachedItems });
-  // Items are immutable, so an item object counted once keeps its count for as long as it
-  // lives: a hit on the same object is one WeakMap lookup, with no id hashing and no length
-  // check. The id cache still serves other objects with the same id (a log read again).
-  const byObject = new WeakMap<Item, number>();
-  // Per-text counts of the assistant items counted, so their stripped copies are not tokenized
-  // again; and of the latest copy made of an item, so a copy made again alike (a placeholder
-  // for an output whose pruning was skipped last time) is not tokenized again either.
-  const partCounts = new WeakMap<Item, PartCounts>();
-  const latestCopyParts = new WeakMap<Item, PartCounts>();
 
   const countItemAt = (item: Item, index: number): number => {
     const known = typeof item === 'object' && item !== null ? byObject.get(item) : undefined;
@@ -78,19 +61,6 @@ export async function createTokenCounter({
     cache.set(item, tokens);
     byObject.set(item, tokens);
     return tokens;
-  };
-
-  const partsOf = (item: Item): ItemParts => {
-    const source = derivedItemSource(item);
-    const hasParts =
-      item.kind === 'assistant' && (item.reasoning !== undefined || item.toolCalls !== undefined);
-    if (source === undefined && !hasParts) return {};
-    const record: PartCounts = [];
-    if (hasParts) partCounts.set(item, record);
-    if (source === undefined) return { record };
-    const known = [partCounts.get(source), latestCopyParts.get(source)];
-    latestCopyParts.set(source, record);
-    return { known, record };
   };
 
   return {
@@ -117,6 +87,71 @@ export async function createTokenCounter({
         });
       }
       return countText(text);
+    },
+  };
+}
+
+/**
+ * What every counter of one encoding shares: the text counter, the counting rules and the
+ * counts kept by item object. All of it depends on the encoding and on the object counted
+ * only, never on which session counts it, so a process with a thousand loops keeps one copy.
+ */
+interface CountingCore {
+  readonly countText: (text: string) => number;
+  readonly rules: ItemCountingRules;
+  /**
+   * Items are immutable, so an item object counted once keeps its count for as long as it
+   * lives: a hit on the same object is one WeakMap lookup, with no id hashing and no length
+   * check. The per-counter id cache still serves other objects with the same id (a log read
+   * again).
+   */
+  readonly byObject: WeakMap<Item, number>;
+  readonly partsOf: (item: Item) => ItemParts;
+}
+
+const cores = new Map<TokenEncoding, Promise<CountingCore>>();
+
+function coreFor(encoding: TokenEncoding): Promise<CountingCore> {
+  let core = cores.get(encoding);
+  if (core === undefined) {
+    core = loadEncoding({ encoding }).then(buildCore);
+    // A failed load is not kept: the next counter tries again.
+    core.catch(() => cores.delete(encoding));
+    cores.set(encoding, core);
+  }
+  return core;
+}
+
+function buildCore(loaded: LoadedEncoding): CountingCore {
+  const countText = rememberLongTexts(createTextCounter(loaded));
+  // Per-text counts of the assistant items counted, so their stripped copies are not tokenized
+  // again; and of the latest copy made of an item, so a copy made again alike (a placeholder
+  // for an output whose pruning was skipped last time) is not tokenized again either.
+  const partCounts = new WeakMap<Item, PartCounts>();
+  const latestCopyParts = new WeakMap<Item, PartCounts>();
+  return {
+    countText,
+    rules: {
+      countText,
+      roleTokens: {
+        user: countText(ITEM_ROLES.user),
+        assistant: countText(ITEM_ROLES.assistant),
+        tool: countText(ITEM_ROLES.toolResult),
+        system: countText(ITEM_ROLES.context),
+      },
+    },
+    byObject: new WeakMap(),
+    partsOf(item) {
+      const source = derivedItemSource(item);
+      const hasParts =
+        item.kind === 'assistant' && (item.reasoning !== undefined || item.toolCalls !== undefined);
+      if (source === undefined && !hasParts) return {};
+      const record: PartCounts = [];
+      if (hasParts) partCounts.set(item, record);
+      if (source === undefined) return { record };
+      const known = [partCounts.get(source), latestCopyParts.get(source)];
+      latestCopyParts.set(source, record);
+      return { known, record };
     },
   };
 }

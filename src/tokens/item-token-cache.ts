@@ -28,38 +28,54 @@ export function createItemTokenCache({
 }: {
   readonly maxEntries?: number;
 } = {}): ItemTokenCache {
-  const generation = Math.max(1, Math.floor(maxEntries / 2));
-  // With room for a single entry there is no second generation to keep.
-  const keepOld = generation * 2 <= maxEntries;
-  let young = new Map<string, Entry>();
-  let old = new Map<string, Entry>();
-  const matches = (entry: Entry | undefined, item: Item): entry is Entry =>
-    entry !== undefined && entry.kind === item.kind && entry.length === textLength(item);
-  const insert = (id: string, entry: Entry): void => {
-    if (young.size >= generation && !young.has(id)) {
-      old = keepOld ? young : new Map();
-      young = new Map();
+  return new GenerationalCache(maxEntries);
+}
+
+/** The two generations, made at the first entry: an idle loop's counter holds no map. */
+class GenerationalCache implements ItemTokenCache {
+  readonly #generation: number;
+  /** With room for a single entry there is no second generation to keep. */
+  readonly #keepOld: boolean;
+  #young: Map<string, Entry> | undefined;
+  #old: Map<string, Entry> | undefined;
+
+  constructor(maxEntries: number) {
+    this.#generation = Math.max(1, Math.floor(maxEntries / 2));
+    this.#keepOld = this.#generation * 2 <= maxEntries;
+  }
+
+  get(item: Item): number | undefined {
+    const entry = this.#young?.get(item.id);
+    if (entry !== undefined) return matches(entry, item) ? entry.tokens : undefined;
+    const aged = this.#old?.get(item.id);
+    if (!matches(aged, item)) return undefined;
+    this.#old?.delete(item.id);
+    this.#insert(item.id, aged);
+    return aged.tokens;
+  }
+
+  set(item: Item, tokens: number): void {
+    this.#old?.delete(item.id);
+    this.#insert(item.id, { kind: item.kind, length: textLength(item), tokens });
+  }
+
+  get size(): number {
+    return (this.#young?.size ?? 0) + (this.#old?.size ?? 0);
+  }
+
+  #insert(id: string, entry: Entry): void {
+    const young = (this.#young ??= new Map());
+    if (young.size >= this.#generation && !young.has(id)) {
+      this.#old = this.#keepOld ? young : undefined;
+      this.#young = new Map([[id, entry]]);
+      return;
     }
     young.set(id, entry);
-  };
-  return {
-    get(item) {
-      const entry = young.get(item.id);
-      if (entry !== undefined) return matches(entry, item) ? entry.tokens : undefined;
-      const aged = old.get(item.id);
-      if (!matches(aged, item)) return undefined;
-      old.delete(item.id);
-      insert(item.id, aged);
-      return aged.tokens;
-    },
-    set(item, tokens) {
-      old.delete(item.id);
-      insert(item.id, { kind: item.kind, length: textLength(item), tokens });
-    },
-    get size() {
-      return young.size + old.size;
-    },
-  };
+  }
+}
+
+function matches(entry: Entry | undefined, item: Item): entry is Entry {
+  return entry !== undefined && entry.kind === item.kind && entry.length === textLength(item);
 }
 
 /**

@@ -23,6 +23,7 @@ import {
   COMPACTION_SHARES,
   COMPACTION_SUMMARY_NAME,
   compactionBudgetFor,
+  CompactionController,
   createSummaryItem,
   DEFAULT_SUMMARY_PROMPT,
   defaultToolOutputPlaceholder,
@@ -126,6 +127,22 @@ export async function example_compactionBudgetFor(): Promise<void> {
     tokens: 120_000,
   });
   console.log(budget.maxTokens, budget.targetTokens);
+}
+
+// CompactionController: src/compaction/compaction-controller.ts
+export async function example_CompactionController(): Promise<void> {
+  const controller = new CompactionController(
+    createCompactor({ trigger: tokenBudgetTrigger({ maxTokens: 1_000 }) }),
+  );
+  const tokens = await createTokenCounter();
+  const check = controller.check({
+    runId: 'run-1',
+    transcript: [],
+    tokens,
+    point: 'BeforeInference',
+    estimatedTokens: 0,
+  });
+  console.log(check.over); // false
 }
 
 // createSummaryItem: src/compaction/summary.ts

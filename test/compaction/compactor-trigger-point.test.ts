@@ -26,7 +26,7 @@ function firingTrigger(seen: (MutationPoint | undefined)[]): CompactionTrigger {
 }
 
 describe('compactor trigger calls', () => {
-  it('mutate() hands its mutation point to every trigger call, as the seed asks its trigger at the point', async () => {
+  it('mutate() asks its trigger once, at its mutation point, as the seed asks its trigger at the point', async () => {
     const seen: (MutationPoint | undefined)[] = [];
     const compactor = createCompactor({ trigger: firingTrigger(seen) });
     const controller = new AbortController();
@@ -37,9 +37,8 @@ describe('compactor trigger calls', () => {
       signal: controller.signal,
     });
     expect(output.dirty && output.marker?.tier).toBe('emergency');
-    // The decision, the compaction's checks and the emergency prune's checks.
-    expect(seen.length).toBeGreaterThan(3);
-    expect(new Set(seen)).toEqual(new Set(['AfterTurnEnded']));
+    // Asked once: the compaction and the emergency prune work to that decision's budget.
+    expect(seen).toEqual(['AfterTurnEnded']);
   });
 
   it('compact() and emergencyPrune() called outside a loop leave the point absent', async () => {
@@ -48,7 +47,33 @@ describe('compactor trigger calls', () => {
     const signal = new AbortController().signal;
     await compactor.compact({ transcript, tokens, reason: 'manual', signal });
     await compactor.emergencyPrune({ transcript, tokens, reason: 'manual', signal });
-    expect(seen.length).toBeGreaterThan(3);
-    expect(new Set(seen)).toEqual(new Set([undefined]));
+    // Each asks once when it is not handed a decision.
+    expect(seen).toEqual([undefined, undefined]);
+  });
+
+  it('compact() and emergencyPrune() handed a decision do not ask the trigger', async () => {
+    const seen: (MutationPoint | undefined)[] = [];
+    const trigger = firingTrigger([]);
+    const compactor = createCompactor({ trigger: firingTrigger(seen) });
+    const decision = trigger.evaluate({ transcript, tokens });
+    const signal = new AbortController().signal;
+    const compacted = await compactor.compact({
+      transcript,
+      tokens,
+      reason: 'threshold',
+      decision,
+      signal,
+    });
+    const pruned = await compactor.emergencyPrune({
+      transcript,
+      tokens,
+      reason: 'threshold',
+      decision,
+      signal,
+    });
+    expect(seen).toEqual([]);
+    expect(compacted.budget).toEqual(decision.budget);
+    expect(pruned.budget).toEqual(decision.budget);
+    expect(pruned.tokensAfter).toBeLessThanOrEqual(decision.budget.targetTokens);
   });
 });

@@ -333,6 +333,7 @@ describe('createAgentLoop with openAIChatModel over HTTP', () => {
         tokensBefore: 10,
         tokensAfter: 5,
         effective: true,
+        budget: { maxTokens: 100, targetTokens: 60 },
         metadata: {},
       }),
     };

@@ -162,13 +162,40 @@ function errorLinesOf(content: string, isError: boolean): string[] {
  */
 export class ArtifactLedger {
   #steps = 0;
-  readonly #files = new Map<string, MutableFile>();
-  readonly #commands = new Map<string, LedgerCommand>();
-  readonly #errors = new Map<string, LedgerError>();
-  readonly #identifiers = new Map<string, LedgerIdentifier>();
-  readonly #pending = new Map<string, PendingCall>();
+  /** Made at the first fact: a session whose items name nothing (an idle chat) holds no maps. */
+  #tables: LedgerTables | undefined;
+
+  get #files() {
+    return this.#table().files;
+  }
+  get #commands() {
+    return this.#table().commands;
+  }
+  get #errors() {
+    return this.#table().errors;
+  }
+  get #identifiers() {
+    return this.#table().identifiers;
+  }
+  get #pending() {
+    return this.#table().pending;
+  }
   /** Keys of unresolved errors by subject, so a success resolves them without a scan. */
-  readonly #openErrors = new Map<string, string[]>();
+  get #openErrors() {
+    return this.#table().openErrors;
+  }
+
+  #table(): LedgerTables {
+    this.#tables ??= {
+      files: new Map(),
+      commands: new Map(),
+      errors: new Map(),
+      identifiers: new Map(),
+      pending: new Map(),
+      openErrors: new Map(),
+    };
+    return this.#tables;
+  }
 
   /**
    * A ledger rebuilt from a session's log: every item of every `items-appended` event, in order.
@@ -261,7 +288,7 @@ export class ArtifactLedger {
   }
 
   #result(callId: string, toolName: string, content: string, isError: boolean): void {
-    const call = this.#pending.get(callId);
+    const call = this.#tables?.pending.get(callId);
     this.#pending.delete(callId);
     const errors = errorLinesOf(content, isError);
     const failed = isError || errors.length > 0;
@@ -320,6 +347,9 @@ export class ArtifactLedger {
 
   /** The ledger as plain data (copies), for rendering and comparison. */
   toJSON(): ArtifactLedgerData {
+    if (this.#tables === undefined) {
+      return { steps: this.#steps, files: [], commands: [], errors: [], identifiers: [] };
+    }
     return {
       steps: this.#steps,
       files: [...this.#files.values()].map((file) => ({ ...file, actions: [...file.actions] })),
@@ -328,4 +358,13 @@ export class ArtifactLedger {
       identifiers: [...this.#identifiers.values()],
     };
   }
+}
+
+interface LedgerTables {
+  readonly files: Map<string, MutableFile>;
+  readonly commands: Map<string, LedgerCommand>;
+  readonly errors: Map<string, LedgerError>;
+  readonly identifiers: Map<string, LedgerIdentifier>;
+  readonly pending: Map<string, PendingCall>;
+  readonly openErrors: Map<string, string[]>;
 }

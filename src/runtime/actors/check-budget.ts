@@ -3,23 +3,16 @@ import { CompactionError } from '../../errors/compaction-error.js';
 import { loopActor } from './loop-actor-context.js';
 import { withTypedFailures } from './typed-failure.js';
 
-/**
- * Asks the compactor's trigger whether the next request is over budget. After an emergency
- * prune of this run left the transcript over the line but within the window, the answer is
- * "within" until the transcript has grown past that floor by the hysteresis gap (see
- * `CompactionFloor`).
- */
+/** Asks the loop's compaction controller whether the next request is over budget. */
 export const checkBudgetActor = loopActor<CheckBudgetOutput, CheckBudgetInput>(
-  async ({ session, compactor, overhead, floor }, { input }) => {
+  async ({ session, compaction, overhead }, { input }) => {
     const tokens = await session.tokens();
-    // A compactor runs at the points it declares only (the seed's mutation points); elsewhere the
-    // request goes out as it is, and a provider refusal still compacts reactively.
-    if (compactor === undefined || !compactor.points.includes(input.point))
-      return { over: false, tokens: session.estimateTokens(tokens), basis: 'estimate' };
     const estimate = session.estimateTokens(tokens);
-    const decision = await withTypedFailures(
+    if (compaction === undefined) return { over: false, tokens: estimate, basis: 'estimate' };
+    return withTypedFailures(
       async () =>
-        compactor.evaluate({
+        compaction.check({
+          runId: input.runId,
           transcript: session.items,
           tokens,
           estimatedTokens: estimate,
@@ -33,7 +26,5 @@ export const checkBudgetActor = loopActor<CheckBudgetOutput, CheckBudgetInput>(
           code: 'trigger_failed',
         }),
     );
-    const over = decision.fire && !floor.holds(input.runId, estimate, decision.budget);
-    return { over, tokens: decision.tokens, basis: decision.basis };
   },
 );

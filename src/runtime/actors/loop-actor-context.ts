@@ -1,10 +1,16 @@
 import { type AnyActorRef, fromPromise, type PromiseActorLogic } from 'xstate';
-import type { ActorInvocation } from '../../../machines/agent-loop.types.js';
+import type { ActorInvocation, CompactionStepInput } from '../../../machines/agent-loop.types.js';
+import type {
+  CommitResult,
+  CommitTranscript,
+  StepRequest,
+} from '../../compaction/compaction-controller.js';
 import { replacedItemId } from '../../compaction/helpers/derived-item.js';
 import type { CompactingLoop, MutationMarker } from '../../compaction/types.js';
 import type { TelemetryEvent } from '../../events/telemetry-events.js';
 import { buildReplacementView } from '../../log/replacement-view.js';
 import type { Item } from '../../transcript/types.js';
+import { validateTranscript } from '../../transcript/validate-transcript.js';
 import { type LoopServices, servicesOf } from '../loop-services.js';
 import type { LoopSession } from '../loop-session.js';
 
@@ -44,40 +50,84 @@ export function compactingLoop(input: ActorInvocation, actor: AnyActorRef): Comp
   };
 }
 
-/** Logs a compaction or mutation as one `transcript-replaced` marker for the active run. */
-export async function recordReplacement(
+/**
+ * The one way a compaction or mutation changes a loop's transcript: the result is validated
+ * against the tool-call protocol (a broken one is reported, never logged), the abort signal is
+ * checked, and the change is logged as one `transcript-replaced` marker for the run (or between
+ * runs, for `runId` '').
+ */
+export async function commitTranscript(
   session: LoopSession,
-  runId: string,
-  previous: readonly Item[],
-  next: readonly Item[],
-  marker: MutationMarker,
-): Promise<void> {
+  {
+    runId,
+    previous,
+    next,
+    marker,
+    signal,
+  }: {
+    readonly runId: string;
+    readonly previous: readonly Item[];
+    readonly next: readonly Item[];
+    readonly marker: MutationMarker;
+    readonly signal: AbortSignal;
+  },
+): Promise<CommitResult> {
+  const problems = validateTranscript(next);
+  if (problems.length > 0) return { status: 'invalid', problems };
+  if (signal.aborted) throw signal.reason;
+  if (next === previous) return { status: 'unchanged' };
   const event = {
     type: 'transcript-replaced' as const,
     throughSeq: session.lastSeq,
     view: buildReplacementView({ previous, next, originOf: replacedItemId }),
-    reason: marker.reason,
-    tier: marker.tier,
-    strategies: marker.strategies,
-    tokensBefore: marker.tokensBefore,
-    tokensAfter: marker.tokensAfter,
+    ...marker,
   };
   // A compaction the host asked for between runs belongs to none.
-  if (runId === '') {
-    await session.appendBetweenRuns([event]);
-    return;
-  }
-  await session.appendForRun(runId, [
-    {
-      type: 'transcript-replaced',
-      runId,
-      throughSeq: session.lastSeq,
-      view: buildReplacementView({ previous, next, originOf: replacedItemId }),
-      reason: marker.reason,
-      tier: marker.tier,
-      strategies: marker.strategies,
-      tokensBefore: marker.tokensBefore,
-      tokensAfter: marker.tokensAfter,
-    },
-  ]);
+  if (runId === '') await session.appendBetweenRuns([event]);
+  else await session.appendForRun(runId, [{ ...event, runId }]);
+  return { status: 'changed' };
+}
+
+/** `commitTranscript` for a compaction step of the `CompactionController`. */
+export function compactionCommit(
+  session: LoopSession,
+  input: { readonly runId: string; readonly reason: MutationMarker['reason'] },
+  signal: AbortSignal,
+): CommitTranscript {
+  const previous = session.items;
+  return (outcome) =>
+    commitTranscript(session, {
+      runId: input.runId,
+      previous,
+      next: outcome.transcript,
+      signal,
+      marker: {
+        reason: input.reason,
+        tier: outcome.tier,
+        strategies: outcome.strategies,
+        tokensBefore: outcome.tokensBefore,
+        tokensAfter: outcome.tokensAfter,
+      },
+    });
+}
+
+/** What a compaction step of this loop works on, as the `CompactionController` takes it. */
+export async function stepRequest(
+  { session, overhead }: LoopServices,
+  input: Pick<CompactionStepInput, 'runId' | 'reason' | 'point'>,
+  signal: AbortSignal,
+): Promise<StepRequest> {
+  const tokens = await session.tokens();
+  return {
+    runId: input.runId,
+    transcript: session.items,
+    tokens,
+    reason: input.reason,
+    point: input.point,
+    signal,
+    ledger: session.ledger,
+    originalOf: (item) => session.originalOf(item),
+    overheadTokens: overhead.measure(session, tokens),
+    ...(session.reported === undefined ? {} : { reported: session.reported }),
+  };
 }

@@ -1,8 +1,6 @@
 import type { RunMutatorInput, RunMutatorOutput } from '../../../machines/agent-loop.types.js';
 import { MutatorError } from '../../errors/mutator-error.js';
-import type { ProtocolProblem } from '../../transcript/types.js';
-import { validateTranscript } from '../../transcript/validate-transcript.js';
-import { compactingLoop, loopActor, recordReplacement } from './loop-actor-context.js';
+import { commitTranscript, compactingLoop, loopActor } from './loop-actor-context.js';
 import { withTypedFailures } from './typed-failure.js';
 
 /** Runs one host mutator; a changed transcript is validated before it is logged. */
@@ -29,32 +27,29 @@ export const runMutatorActor = loopActor<RunMutatorOutput, RunMutatorInput>(
         new MutatorError(`The mutator "${mutator.name}" failed: ${description}`, { cause }),
     );
     if (!output.dirty) return { dirty: false, valid: true, metadata: output.metadata ?? {} };
-    const problems = validateTranscript(output.transcript);
-    if (problems.length > 0) {
+    const committed = await commitTranscript(session, {
+      runId: input.runId,
+      previous,
+      next: output.transcript,
+      signal,
+      marker: output.marker ?? {
+        reason: 'manual',
+        tier: 'mutator',
+        strategies: [mutator.name],
+        tokensBefore: session.estimateTokens(tokens),
+        tokensAfter: tokens.count(output.transcript),
+      },
+    });
+    if (committed.status === 'invalid') {
       return {
         dirty: true,
         valid: false,
         metadata: output.metadata,
-        problems: problems.map(
-          (problem: ProtocolProblem) => `${problem.index}: ${problem.kind}: ${problem.message}`,
+        problems: committed.problems.map(
+          (problem) => `${problem.index}: ${problem.kind}: ${problem.message}`,
         ),
       };
     }
-    if (signal.aborted) throw signal.reason;
-    const before = session.estimateTokens(tokens);
-    await recordReplacement(
-      session,
-      input.runId,
-      previous,
-      output.transcript,
-      output.marker ?? {
-        reason: 'manual',
-        tier: 'mutator',
-        strategies: [mutator.name],
-        tokensBefore: before,
-        tokensAfter: tokens.count(output.transcript),
-      },
-    );
     return { dirty: true, valid: true, metadata: output.metadata };
   },
 );

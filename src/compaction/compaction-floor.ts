@@ -1,12 +1,10 @@
-import type { CompactionBudget } from '../compaction/types.js';
+import type { CompactionBudget } from './types.js';
 
 /** What the last emergency prune of a run left above the trigger line. */
 interface Floor {
   readonly runId: string;
-  /** The loop's token estimate right after the prune, in the trigger's units. */
-  readonly estimate: number;
-  /** The items' tokens the prune left, in the budget's units. */
-  readonly itemsTokens: number;
+  /** Tokens of the items the prune left. */
+  readonly tokens: number;
 }
 
 /**
@@ -15,7 +13,8 @@ interface Floor {
  * compacting it again on the next step would find nothing more to cut, yet run the whole
  * pipeline, a summarizer call included, on every step. So after such a prune the budget check
  * holds the transcript within budget until it has grown by the budget's hysteresis gap (line
- * less target) past what the prune left, or would pass the limit, or the run ends. One per loop.
+ * less target) past what the prune left, or would pass the limit, or the run ends. One per
+ * `CompactionController`.
  */
 export class CompactionFloor {
   #floor: Floor | undefined;
@@ -30,16 +29,13 @@ export class CompactionFloor {
     this.#floor = undefined;
   }
 
-  /** Whether a check that fired at `estimate` should wait, by the floor of this run. */
-  holds(runId: string, estimate: number, budget: CompactionBudget): boolean {
+  /** Whether a check that fired with the items at `tokens` should wait, by the floor of this run. */
+  holds(runId: string, tokens: number, budget: CompactionBudget): boolean {
     const floor = this.#floor;
     if (floor === undefined || floor.runId !== runId || budget.limitTokens === undefined) {
       return false;
     }
-    const growth = estimate - floor.estimate;
-    return (
-      growth < budget.maxTokens - budget.targetTokens &&
-      floor.itemsTokens + growth <= budget.limitTokens
-    );
+    const growth = tokens - floor.tokens;
+    return growth < budget.maxTokens - budget.targetTokens && tokens <= budget.limitTokens;
   }
 }
