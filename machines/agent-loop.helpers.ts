@@ -1,9 +1,12 @@
 /** Pure helpers of the loop machine: no I/O, no state, no values from the runtime. */
 
 import { type AnyActorRef, fromPromise } from 'xstate';
-import type { MutationPoint } from '../src/compaction/types.js';
-import type { SerializedError } from '../src/events/telemetry-events.js';
-import { loopFailure, serializeFailure } from './agent-loop.errors.js';
+import {
+  type MutationPoint,
+  type SerializedError,
+  serializeError,
+} from '../src/vocabulary/index.js';
+import { loopFailure } from './agent-loop.errors.js';
 import type {
   ActorInvocation,
   AgentLoopActorName,
@@ -81,7 +84,7 @@ export function errorOf(event: { readonly type: string }): unknown {
 }
 
 export function failureOf(event: { readonly type: string }): SerializedError {
-  return serializeFailure(errorOf(event));
+  return serializeError(errorOf(event));
 }
 
 export function finishInput({ context, self }: InvocationArguments): FinishRunInput {

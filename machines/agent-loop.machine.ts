@@ -3,8 +3,8 @@
  * states, guards and actions; `createAgentLoop` binds its named actors with `.provide()`.
  */
 import { and, assign, emit, enqueueActions, setup } from 'xstate';
-import type { MutationPoint } from '../src/compaction/types.js';
 import type { TelemetryEvent } from '../src/events/telemetry-events.js';
+import type { MutationPoint } from '../src/vocabulary/index.js';
 import { providerRefusal } from './agent-loop.errors.js';
 import {
   abortedByHost,

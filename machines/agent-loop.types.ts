@@ -1,9 +1,15 @@
 import type { AnyActorRef, PromiseActorLogic } from 'xstate';
-import type { CompactionReason, CompactionTier, MutationPoint } from '../src/compaction/types.js';
-import type { SerializedError, TelemetryEvent } from '../src/events/telemetry-events.js';
-import type { ApprovalRequest, RunOutcome } from '../src/log/events.js';
+import type { TelemetryEvent } from '../src/events/telemetry-events.js';
+import type { ApprovalRequest } from '../src/log/events.js';
 import type { ModelUsage } from '../src/model/types.js';
 import type { UserItem } from '../src/transcript/types.js';
+import type {
+  CompactionReason,
+  CompactionTier,
+  MutationPoint,
+  RunOutcome,
+  SerializedError,
+} from '../src/vocabulary/index.js';
 
 /** What a host mutator declares to the machine: small and serializable. */
 export interface MutatorDescriptor {

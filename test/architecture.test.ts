@@ -31,6 +31,35 @@ function valueImports(file: string): string[] {
   );
 }
 
+/** Relative imports of every kind, `import type` and `export type` included. */
+function allImports(file: string): string[] {
+  const source = readFileSync(join(root, file), 'utf8');
+  const pattern = /^(?:import|export)\s[^;]*?\sfrom\s+'(\.[^']+)';/gms;
+  return [...source.matchAll(pattern)].map(([, target]) =>
+    normalize(join(dirname(file), target ?? '')).replace(/\.js$/, '.ts'),
+  );
+}
+
+/**
+ * The imports of files under `folder` that reach a file outside it and outside `allowed`, as
+ * `from → to`. Reads every import by default, or only value imports.
+ */
+function outsideImports(
+  candidates: readonly string[],
+  folder: string,
+  allowed: readonly string[],
+  read: (file: string) => string[] = allImports,
+): string[] {
+  const inside = (file: string, root: string) => file.startsWith(`${root}/`);
+  return candidates
+    .filter((file) => inside(file, folder))
+    .flatMap((file) => read(file).map((target) => `${file} → ${target}`))
+    .filter((edge) => {
+      const target = edge.split(' → ')[1] ?? '';
+      return !inside(target, folder) && !allowed.some((root) => inside(target, root));
+    });
+}
+
 type Graph = Map<string, Map<string, string[]>>;
 
 /** The folder-level graph of value imports: folder → folder → the file edges behind it. */
@@ -120,6 +149,25 @@ describe('the shape of src and machines', () => {
     // The runtime loads the compaction area (the compactor, helpers), never the other way round.
     expect(graph.get('src/runtime')?.has('src/compaction')).toBe(true);
     expect(graph.get('src/compaction')?.has('src/runtime') ?? false).toBe(false);
+  });
+
+  it('keeps src/vocabulary at the bottom: it imports nothing else from the repository, types included', () => {
+    expect(outsideImports(files, 'src/vocabulary', [])).toEqual([]);
+  });
+
+  it('lets machines/ load values from src/vocabulary only', () => {
+    expect(outsideImports(files, 'machines', ['src/vocabulary'], valueImports)).toEqual([]);
+  });
+
+  it('finds an import that leaves the allowed folders (the check itself can fail)', () => {
+    // The machine's type imports from src/ are allowed (erased), but counted with every import.
+    expect(outsideImports(files, 'machines', ['src/vocabulary'])).not.toEqual([]);
+    expect(
+      outsideImports(['src/runtime/turn-record.ts'], 'src/runtime', [
+        'src/model',
+        'src/transcript',
+      ]),
+    ).toEqual(['src/runtime/turn-record.ts → src/vocabulary/index.ts']);
   });
 
   it('passes the loop to what needs it explicitly: no ambient store, no private XState field', () => {

@@ -1,10 +1,10 @@
-import { describeThrownText } from '../errors/describe-thrown.js';
 import { ModelError } from '../errors/model-error.js';
 import {
   CONTEXT_OVERFLOW_PATTERN,
   isSocketError,
   messageWithCause,
 } from '../model/transport-errors.js';
+import { describeThrownText } from '../vocabulary/index.js';
 import {
   type ApiCallErrorFields,
   asApiCallError,

@@ -1,11 +1,11 @@
 import type { LanguageModelUsage, ModelMessage } from 'ai';
-import type { MutationPoint } from '../compaction/types.js';
 import {
   CompactingSession,
   type CompactingSessionOptions,
   type ReportedStep,
 } from '../integrations/compacting-session.js';
 import type { Item } from '../transcript/types.js';
+import type { MutationPoint } from '../vocabulary/index.js';
 import { modelMessageCodec } from './model-message-codec.js';
 
 /** What `compactionPrepareStep` reads of a step: its usage and the model that served it. */

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { createWebSocketInspector } from '@statelyai/inspect';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { InspectionEvent, Observer } from 'xstate';
-import { ConfigError } from '../errors/config-error.js';
+import { CommandError } from './command-error.js';
 import {
   DEFAULT_INSPECTOR_HOST,
   isAllowedOrigin,
@@ -33,7 +33,7 @@ const KEPT_EVENTS = 200;
  * connects an inspector to it. It works like `@statelyai/inspect/server` (a page that frames the
  * Stately viewer; every message a client sends goes to every other client, and the last 200 to
  * a late one) but listens on one host only and refuses WebSocket upgrades from web pages of
- * other origins (see `isAllowedOrigin`). A port in use is a `ConfigError`.
+ * other origins (see `isAllowedOrigin`). A port in use is a `CommandError`.
  */
 export async function startInspectorRelay({
   port = DEFAULT_INSPECTOR_PORT,
@@ -109,7 +109,7 @@ function listen({
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       reject(
-        new ConfigError(
+        new CommandError(
           error.code === 'EADDRINUSE'
             ? `Port ${port} is in use; choose another with ${portFlag}`
             : `Cannot listen on ${host}:${port} for the inspector: ${error.message}`,

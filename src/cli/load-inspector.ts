@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors/config-error.js';
+import { CommandError } from './command-error.js';
 
 /** The two modules of `@statelyai/inspect` the relay uses. */
 export interface InspectorModules {
@@ -8,7 +8,7 @@ export interface InspectorModules {
 
 /**
  * Loads `@statelyai/inspect`, an optional peer dependency: only `--inspect` and `inspect` need
- * it, so the library and the other commands never load it. Missing, it is a `ConfigError` with
+ * it, so the library and the other commands never load it. Missing, it is a `CommandError` with
  * code `optional_dependency_missing` that says how to install it.
  */
 export async function loadInspector({
@@ -29,7 +29,7 @@ export async function loadInspector({
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw error;
-    throw new ConfigError(
+    throw new CommandError(
       'The inspector needs the optional package @statelyai/inspect, which is not installed: run "npm install @statelyai/inspect" in your project (or "npm install -g @statelyai/inspect" beside a global loopkeeper)',
       { code: 'optional_dependency_missing', cause: error },
     );

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError } from '../errors/config-error.js';
+import { CommandError } from './command-error.js';
 
 /**
  * The directory of loopkeeper's own package.json, found by walking up from this file. The
@@ -15,7 +15,7 @@ export function findPackageRoot({ from = import.meta.url }: { from?: string } = 
     if (existsSync(manifest) && readPackageName(manifest) === 'loopkeeper') return directory;
     const parent = dirname(directory);
     if (parent === directory) {
-      throw new ConfigError(`Could not find the loopkeeper package.json above ${from}`, {
+      throw new CommandError(`Could not find the loopkeeper package.json above ${from}`, {
         code: 'package_root_missing',
       });
     }

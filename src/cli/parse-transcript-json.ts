@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors/config-error.js';
+import { CommandError } from './command-error.js';
 
 const BYTE_ORDER_MARK = '\uFEFF';
 
@@ -12,7 +12,7 @@ export function parseTranscriptJson({ path, text }: { path: string; text: string
   try {
     return JSON.parse(json);
   } catch (error) {
-    throw new ConfigError(`${path} is not valid JSON: ${(error as Error).message}`, {
+    throw new CommandError(`${path} is not valid JSON: ${(error as Error).message}`, {
       code: 'invalid_transcript_file',
       cause: error,
     });

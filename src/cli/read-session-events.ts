@@ -1,6 +1,6 @@
-import { ConfigError } from '../errors/config-error.js';
 import type { SessionEvent } from '../log/events.js';
 import { FileSessionStore } from '../log/file-store.js';
+import { CommandError } from './command-error.js';
 import type { SessionLocation } from './session-location.js';
 
 /** Reads every event of a session log (no lock: reading never blocks a writer). */
@@ -17,7 +17,7 @@ export async function readSessionEvents({
         known.length === 0
           ? 'it holds no sessions'
           : `sessions there: ${known.slice(-10).join(', ')}`;
-      throw new ConfigError(`No session "${sessionId}" in ${directory} (${hint})`, {
+      throw new CommandError(`No session "${sessionId}" in ${directory} (${hint})`, {
         code: 'session_not_found',
       });
     }

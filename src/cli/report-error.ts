@@ -1,6 +1,7 @@
 import { LoopkeeperError } from '../errors/loopkeeper-error.js';
 import { redactSecrets } from '../errors/redact-secrets.js';
 import { sliceText } from '../transcript/code-points.js';
+import { CliError } from './cli-error.js';
 
 const maxLineLength = 400;
 
@@ -16,10 +17,8 @@ export function describeError(error: unknown): string {
     .filter((line) => line !== '')
     .join(' ');
   // loopkeeper's own messages say what went wrong; a foreign error's name (TypeError, ...) helps.
-  const name =
-    error instanceof Error && error.name !== 'Error' && !LoopkeeperError.isInstance(error)
-      ? `${error.name}: `
-      : '';
+  const own = LoopkeeperError.isInstance(error) || CliError.isInstance(error);
+  const name = error instanceof Error && error.name !== 'Error' && !own ? `${error.name}: ` : '';
   const line = `${name}${flat === '' ? 'unknown error' : flat}`;
   const safe = redactSecrets(line);
   return safe.length <= maxLineLength ? safe : `${sliceText(safe, 0, maxLineLength - 1)}…`;

@@ -1,7 +1,8 @@
-import type { CompactionTier, SessionEvent } from '../log/events.js';
+import type { SessionEvent } from '../log/events.js';
 import { SessionProjection } from '../log/projection.js';
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
+import type { CompactionTier } from '../vocabulary/index.js';
 
 /** What a session cost and saved, computed from its log alone. */
 export interface SessionStats {

@@ -1,9 +1,11 @@
-import { LoopkeeperError } from '../errors/loopkeeper-error.js';
+import { hasMarker } from '../errors/loopkeeper-error.js';
+import { CliError } from './cli-error.js';
+import type { UsageErrorCode } from './cli-error-codes.js';
 
 const marker = Symbol.for('loopkeeper.error.usage');
 
 /** The command line itself is wrong (unknown option, missing argument, bad value): exit code 2. */
-export class UsageError extends LoopkeeperError {
+export class UsageError extends CliError<UsageErrorCode> {
   readonly [marker] = true;
   /** The command whose usage line is shown with the error, when known. */
   readonly command: string | undefined;
@@ -15,6 +17,6 @@ export class UsageError extends LoopkeeperError {
   }
 
   static override isInstance(value: unknown): value is UsageError {
-    return typeof value === 'object' && value !== null && marker in value;
+    return hasMarker(value, marker);
   }
 }

@@ -1,5 +1,5 @@
-import type { CompactionReason, CompactionTier } from '../log/events.js';
 import type { Item } from '../transcript/types.js';
+import type { CompactionReason, CompactionTier } from '../vocabulary/index.js';
 import { replacedItemId } from './helpers/derived-item.js';
 
 /** What `beforeCompaction` sees: the transcript about to be compacted and why. */

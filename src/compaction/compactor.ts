@@ -1,6 +1,6 @@
-import { describeThrownText } from '../errors/describe-thrown.js';
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
+import { describeThrownText } from '../vocabulary/index.js';
 import { compactionDiff } from './compaction-hooks.js';
 import { climbLadder } from './compaction-ladder.js';
 import { compactionBudgetFor } from './compactor-budget.js';

@@ -67,9 +67,9 @@ export {
 } from './strategies/drop-failed-tool-results.js';
 export { type DropReasoningOptions, dropReasoning } from './strategies/drop-reasoning.js';
 export {
-  type EmergencyPruneInput as EmergencyPruneTranscriptInput,
   type EmergencyPruneOptions,
   type EmergencyPruneOutcome,
+  type EmergencyPruneTranscriptInput,
   emergencyPrune,
   emergencyPruneTranscript,
 } from './strategies/emergency-prune.js';

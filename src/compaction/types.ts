@@ -1,11 +1,11 @@
 import type { AnyActorRef } from 'xstate';
 import type { TelemetryEvent } from '../events/telemetry-events.js';
-import type { CompactionReason, CompactionTier } from '../log/events.js';
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
+import type { CompactionReason, CompactionTier, MutationPoint } from '../vocabulary/index.js';
 import type { ArtifactLedger } from './ledger/artifact-ledger.js';
 
-export type { CompactionReason, CompactionTier } from '../log/events.js';
+export type { CompactionReason, CompactionTier, MutationPoint } from '../vocabulary/index.js';
 
 export interface CompactionBudget {
   /** The most tokens the transcript may hold (the trigger line). */
@@ -153,13 +153,6 @@ export interface CompactionTrigger {
   readonly name: string;
   evaluate(input: TriggerInput): TriggerDecision;
 }
-
-/**
- * Where the loop runs mutators. `BeforeInference` is the point at the start of a run, before
- * its first inference; host mutators opt into it through `points`. Reactive compactions (after
- * a provider refusal) report the point the run was at when the refused request was built.
- */
-export type MutationPoint = 'AfterToolResult' | 'AfterTurnEnded' | 'BeforeInference';
 
 export interface MutationInput {
   readonly transcript: readonly Item[];

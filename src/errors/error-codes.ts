@@ -3,6 +3,8 @@ import type { ModelErrorKind } from './model-error.js';
 /**
  * Every code a loopkeeper error can carry, by class: typed unions, so a code is never a free
  * string, and listed at runtime, so a code read back from a log or a journal can be checked.
+ * The `loopkeeper` command's own codes (a bad command line, an unreadable transcript file) are
+ * not the library's: they live in the CLI's table.
  *
  * @example
  * ```ts
@@ -23,7 +25,6 @@ export const ERROR_CODES = {
   ],
   CompactionError: [
     'compaction',
-    'budget_not_met',
     'emergency_prune_failed',
     'no_backend',
     'summary_aborted',
@@ -42,30 +43,16 @@ export const ERROR_CODES = {
     'config_invalid_telemetry_source',
     'config_invalid_timeout',
     'config_invalid_tools',
-    'empty_transcript',
     'encoding_load_failed',
-    'inspector_port',
     'invalid_cache_size',
-    'invalid_cwd',
     'invalid_items',
-    'invalid_option',
     'invalid_session_id',
     'invalid_smoothing',
     'invalid_text',
     'invalid_token_count',
-    'invalid_transcript_file',
     'item_id_reused',
-    'no_recordings',
-    'not_a_session_log',
-    'optional_dependency_missing',
-    'output_exists',
-    'output_unwritable',
-    'package_root_missing',
-    'session_not_found',
     'token_counter_failed',
-    'transcript_unreadable',
     'unknown_encoding',
-    'unknown_strategy',
   ],
   ContextOverflowError: ['context_overflow'],
   DurableStepError: ['durable_step'],
@@ -100,9 +87,6 @@ export const ERROR_CODES = {
     /** A Restate session: a non-idempotent call a crash cut off, not run again. */
     'tool_interrupted',
   ],
-  /** The `loopkeeper` command's own: a bad command line, a demo replay that did not complete. */
-  UsageError: ['usage'],
-  CommandError: ['demo_step_limit', 'demo_run_failed'],
 } as const;
 
 type CodesOf<Name extends keyof typeof ERROR_CODES> = (typeof ERROR_CODES)[Name][number];

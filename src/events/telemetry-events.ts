@@ -1,6 +1,14 @@
-import type { CompactionReason, CompactionTier, MutationPoint } from '../compaction/types.js';
-import type { ApprovalRequest, RunOutcome } from '../log/events.js';
+import type { ApprovalRequest } from '../log/events.js';
 import type { ModelUsage } from '../model/types.js';
+import type {
+  CompactionReason,
+  CompactionTier,
+  MutationPoint,
+  RunOutcome,
+  SerializedError,
+} from '../vocabulary/index.js';
+
+export type { SerializedError } from '../vocabulary/index.js';
 
 /** Fields every telemetry event carries. */
 interface TelemetryBase {
@@ -8,12 +16,6 @@ interface TelemetryBase {
   readonly runId: string;
   /** Milliseconds since the epoch. */
   readonly at: number;
-}
-
-export interface SerializedError {
-  readonly name: string;
-  readonly code: string;
-  readonly message: string;
 }
 
 export interface RunStarted extends TelemetryBase {

@@ -1,9 +1,10 @@
 import { climbLadder } from '../compaction/compaction-ladder.js';
 import type { CompactInput, Compactor } from '../compaction/compactor-types.js';
 import { replacedItemId } from '../compaction/helpers/derived-item.js';
-import type { CompactionReason, CompactionTier, ViewEntry } from '../log/events.js';
+import type { ViewEntry } from '../log/events.js';
 import { buildReplacementView } from '../log/replacement-view.js';
 import type { Item } from '../transcript/types.js';
+import type { CompactionReason, CompactionTier } from '../vocabulary/index.js';
 
 /** One compaction before a request: what it did, as telemetry and the log record it. */
 export interface CompactionRecord {

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Compactor } from '../compaction/compactor-types.js';
-import type { MutationPoint } from '../compaction/types.js';
 import { ConfigError } from '../errors/config-error.js';
 import { ContextOverflowError } from '../errors/context-overflow-error.js';
 import { LoopkeeperError } from '../errors/loopkeeper-error.js';
-import type { NewSessionEvent, RunOutcome } from '../log/events.js';
+import type { NewSessionEvent } from '../log/events.js';
 import type { SessionStore } from '../log/store.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
+import type { MutationPoint, RunOutcome } from '../vocabulary/index.js';
 import { type CompactionRecord, compactOnce } from './compact-once.js';
 import { Conversation, type MessageCodec } from './conversation.js';
 import { SessionRecorder } from './session-recorder.js';

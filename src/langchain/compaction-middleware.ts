@@ -5,12 +5,12 @@ import {
   type UsageMetadata,
 } from '@langchain/core/messages';
 import { createMiddleware } from 'langchain';
-import type { MutationPoint } from '../compaction/types.js';
 import {
   CompactingSession,
   type CompactingSessionOptions,
   type ReportedStep,
 } from '../integrations/compacting-session.js';
+import type { MutationPoint } from '../vocabulary/index.js';
 import { langChainCodec } from './langchain-codec.js';
 
 export type CompactionMiddlewareOptions = CompactingSessionOptions;

@@ -1,4 +1,12 @@
 import type { Item } from '../transcript/types.js';
+import type {
+  CompactionReason,
+  CompactionTier,
+  RunOutcome,
+  SerializedError,
+} from '../vocabulary/index.js';
+
+export type { CompactionReason, CompactionTier, RunOutcome } from '../vocabulary/index.js';
 
 /**
  * Schema versions of persisted session events.
@@ -31,13 +39,6 @@ import type { Item } from '../transcript/types.js';
  * ```
  */
 export const SESSION_SCHEMA_VERSION = 5;
-
-export type CompactionReason = 'threshold' | 'overflow' | 'payload_too_large' | 'manual';
-/**
- * Which tier wrote a compaction marker. `provider`: the model provider compacted the span on its
- * side (OpenAI's `context_management` compaction); the marker records what it replaced.
- */
-export type CompactionTier = 'structural' | 'summary' | 'emergency' | 'mutator' | 'provider';
 
 /**
  * One entry of a replacement view: either a reference to an original item by id (kept as is),
@@ -88,14 +89,12 @@ export interface RunStartedEvent extends EventBase {
   readonly runId: string;
 }
 
-export type RunOutcome = 'completed' | 'failed' | 'aborted' | 'step_limit';
-
 export interface RunFinishedEvent extends EventBase {
   readonly type: 'run-finished';
   readonly runId: string;
   readonly outcome: RunOutcome;
   readonly steps: number;
-  readonly error?: { readonly name: string; readonly code: string; readonly message: string };
+  readonly error?: SerializedError;
 }
 
 /** One tool call as the durable-run events name it: its id and a hash of its arguments. */

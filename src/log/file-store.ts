@@ -83,7 +83,9 @@ export class FileSessionStore implements SessionStore {
 
   constructor({ directory, now = () => new Date(), onRecovery }: FileSessionStoreOptions) {
     if (typeof directory !== 'string' || directory.length === 0) {
-      throw new ConfigError('FileSessionStore needs a directory path', { code: 'invalid_option' });
+      throw new ConfigError('FileSessionStore needs a directory path', {
+        code: 'config_invalid_option',
+      });
     }
     this.directory = resolve(directory);
     this.#now = now;

@@ -5,7 +5,7 @@ export function assertExpectedSeq(expectedSeq: unknown): asserts expectedSeq is 
   if (expectedSeq === undefined || isSeqNumber(expectedSeq)) return;
   throw new ConfigError(
     `expectedSeq must be a whole number of 0 or more, got ${String(expectedSeq)}`,
-    { code: 'invalid_option' },
+    { code: 'config_invalid_option' },
   );
 }
 
@@ -13,7 +13,7 @@ export function assertExpectedSeq(expectedSeq: unknown): asserts expectedSeq is 
 export function assertFromSeq(fromSeq: unknown): asserts fromSeq is number | undefined {
   if (fromSeq === undefined || isSeqNumber(fromSeq)) return;
   throw new ConfigError(`fromSeq must be a whole number of 0 or more, got ${String(fromSeq)}`, {
-    code: 'invalid_option',
+    code: 'config_invalid_option',
   });
 }
 

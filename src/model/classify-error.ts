@@ -1,6 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { describeThrownText } from '../errors/describe-thrown.js';
 import { ModelError } from '../errors/model-error.js';
+import { describeThrownText } from '../vocabulary/index.js';
 import { CONTEXT_OVERFLOW_PATTERN, isSocketError, messageWithCause } from './transport-errors.js';
 
 /**

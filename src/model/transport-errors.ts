@@ -1,4 +1,4 @@
-import { describeThrownText } from '../errors/describe-thrown.js';
+import { describeThrownText } from '../vocabulary/index.js';
 
 /**
  * How providers word a prompt that does not fit the window, whichever adapter carries it:

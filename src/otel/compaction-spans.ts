@@ -1,5 +1,4 @@
 import { type Attributes, SpanKind } from '@opentelemetry/api';
-import type { CompactionReason } from '../compaction/types.js';
 import type {
   CompactionFailed,
   CompactionFinished,
@@ -8,6 +7,7 @@ import type {
   MutationFinished,
   MutationStarted,
 } from '../events/telemetry-events.js';
+import type { CompactionReason } from '../vocabulary/index.js';
 import { GEN_AI_CONVERSATION_COMPACTED, GEN_AI_CONVERSATION_ID } from './gen-ai-attributes.js';
 import {
   COMPACTION_SPAN_NAME,

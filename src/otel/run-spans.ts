@@ -1,6 +1,5 @@
 import { type Context, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { CompactionReason } from '../compaction/types.js';
-import type { SerializedError } from '../events/telemetry-events.js';
+import type { CompactionReason, SerializedError } from '../vocabulary/index.js';
 import { ERROR_TYPE } from './gen-ai-attributes.js';
 
 /** The open spans of one run, and what later events of the run need to know. */

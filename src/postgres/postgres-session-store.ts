@@ -87,12 +87,12 @@ export class PostgresSessionStore implements IndexedSessionStore {
   }: PostgresSessionStoreOptions) {
     if ((pool === undefined) === (connectionString === undefined)) {
       throw new ConfigError('PostgresSessionStore needs either a pool or a connectionString', {
-        code: 'invalid_option',
+        code: 'config_invalid_option',
       });
     }
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
       throw new ConfigError(`pageSize must be a whole number of 1 or more, got ${pageSize}`, {
-        code: 'invalid_option',
+        code: 'config_invalid_option',
       });
     }
     this.#table = tableName({ table, schema });

@@ -1,5 +1,5 @@
-import { describeThrownText } from '../errors/describe-thrown.js';
 import { ConcurrencyError, LoopkeeperError, StoreError } from '../errors/index.js';
+import { describeThrownText } from '../vocabulary/index.js';
 
 /** PostgreSQL's error codes (SQLSTATE) the store tells apart. */
 const UNIQUE_VIOLATION = '23505';

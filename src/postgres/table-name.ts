@@ -48,7 +48,7 @@ function identifier({
   }
   throw new ConfigError(
     `PostgresSessionStore ${what} must be 1 to ${maxLength} letters, digits or '_', not starting with a digit; got ${JSON.stringify(value) ?? String(value)}`,
-    { code: 'invalid_option' },
+    { code: 'config_invalid_option' },
   );
 }
 

@@ -1,6 +1,6 @@
+import type { TurnResult } from '../runtime/turn-result.js';
 import type { Item } from '../transcript/types.js';
 import { jsonBytes } from './limits.js';
-import type { DurableTurnResult } from './loop-object-types.js';
 
 /**
  * A run's result that fits one journal entry: when its items are larger than `maxBytes`, the
@@ -11,9 +11,9 @@ export function boundedResult({
   result,
   maxBytes,
 }: {
-  readonly result: DurableTurnResult;
+  readonly result: TurnResult;
   readonly maxBytes: number;
-}): DurableTurnResult {
+}): TurnResult {
   if (jsonBytes(result) <= maxBytes) return result;
   let budget = maxBytes - jsonBytes({ ...result, itemsAdded: [], itemsOmitted: 0 });
   const kept: Item[] = [];

@@ -1,10 +1,10 @@
 import type { ObjectContext } from '@restatedev/restate-sdk';
 import type { SessionEvent } from '../log/events.js';
 import { LoopSession } from '../runtime/loop-session.js';
+import type { TurnResult } from '../runtime/turn-result.js';
 import type { TokenCounter } from '../tokens/types.js';
 import { DurableSteps } from './durable-steps.js';
 import type { LoopObjectLimits } from './limits.js';
-import type { DurableTurnResult } from './loop-object-types.js';
 import type { SessionHead } from './session-head.js';
 import { stateKeys } from './state-keys.js';
 import { RestateStateStore } from './state-store.js';
@@ -50,8 +50,11 @@ export async function closeKilledRun({
   const finished = closing.find((event) => event.type === 'run-finished');
   const after = await store.head();
   if (finished?.type !== 'run-finished') return { runId: null, head: after };
-  const result: DurableTurnResult = {
+  const result: TurnResult = {
+    type: 'RunFinished',
+    sessionId,
     runId: finished.runId,
+    at: Date.parse(finished.at),
     outcome: finished.outcome,
     steps: finished.steps,
     error: finished.error ?? null,

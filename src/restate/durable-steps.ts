@@ -4,6 +4,7 @@ import {
   RestatePromise,
   TerminalError,
 } from '@restatedev/restate-sdk';
+import type { SerializedError } from '../vocabulary/index.js';
 
 /** What a journaled step records: its value, or the failure it ended with, never a throw. */
 export type StepOutcome<T> =
@@ -11,10 +12,7 @@ export type StepOutcome<T> =
   | { readonly ok: false; readonly error: RecordedFailure };
 
 /** A failure as the journal keeps it: plain JSON, rebuilt into a typed error on the way out. */
-export interface RecordedFailure {
-  readonly name: string;
-  readonly code: string;
-  readonly message: string;
+export interface RecordedFailure extends SerializedError {
   readonly details?: Readonly<Record<string, unknown>>;
 }
 

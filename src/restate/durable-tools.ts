@@ -1,7 +1,7 @@
-import { describeThrownText } from '../errors/describe-thrown.js';
 import { DurableStepError } from '../errors/durable-step-error.js';
 import { isLoopkeeperErrorCode } from '../errors/error-codes.js';
 import type { AnyToolDefinition, ToolExecutionOptions } from '../tools/types.js';
+import { describeThrownText } from '../vocabulary/index.js';
 import type { DurableSteps, StepOutcome } from './durable-steps.js';
 import { describeBytes } from './limits.js';
 

@@ -15,7 +15,7 @@ import { durableModel } from './durable-model.js';
 import { DurableSteps } from './durable-steps.js';
 import { durableTools } from './durable-tools.js';
 import type { LoopObjectLimits } from './limits.js';
-import type { DurableTurnResult, LoopObjectLoopOptions } from './loop-object-types.js';
+import type { LoopObjectLoopOptions } from './loop-object-types.js';
 import type { SessionHead } from './session-head.js';
 import { RestateStateStore } from './state-store.js';
 import { TelemetryRecorder } from './telemetry-recorder.js';
@@ -49,7 +49,7 @@ export async function runDurableTurn({
   readonly loopOptions: LoopObjectLoopOptions;
   readonly tokens: TokenCounter;
   readonly action: DurableAction;
-}): Promise<DurableTurnResult> {
+}): Promise<TurnResult> {
   const sessionId = context.key;
   let loop: AgentLoopActor | undefined;
   const steps = new DurableSteps({
@@ -103,19 +103,7 @@ export async function runDurableTurn({
       turn = await decide(actor, action.decisions);
     }
     await recorder.flush();
-    return boundedResult({
-      result: {
-        runId: turn.runId,
-        outcome: turn.outcome,
-        steps: turn.steps,
-        error: turn.error ?? null,
-        text: turn.text ?? null,
-        itemsAdded: turn.itemsAdded,
-        usage: turn.usage,
-        pending: turn.pending,
-      },
-      maxBytes: limits.maxEntryBytes,
-    });
+    return boundedResult({ result: turn, maxBytes: limits.maxEntryBytes });
   } finally {
     actor.stop();
   }

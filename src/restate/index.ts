@@ -17,7 +17,6 @@ export {
 } from './loop-object.js';
 export type {
   AbortResult,
-  DurableTurnResult,
   LoopObjectLoopOptions,
   SendMessageInput,
   TelemetryPage,

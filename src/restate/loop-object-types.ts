@@ -1,9 +1,6 @@
 import type { UserContent } from '../../machines/agent-loop.types.js';
-import type { PendingApproval, SerializedError } from '../events/telemetry-events.js';
-import type { ModelUsage } from '../model/types.js';
 import type { AgentLoopOptions } from '../runtime/create-agent-loop.js';
-import type { ToolApproval, TurnOutcome } from '../runtime/run-pause.js';
-import type { Item } from '../transcript/types.js';
+import type { ToolApproval } from '../runtime/run-pause.js';
 import type { TelemetryRecord } from './telemetry-recorder.js';
 
 /** The loop options a host gives per session; the object supplies the store and the id. */
@@ -19,26 +16,6 @@ export interface SendMessageInput {
    * when absent.
    */
   readonly runId?: string;
-}
-
-/** What a run produced, as the object's log records it; JSON all the way down. */
-export interface DurableTurnResult {
-  readonly runId: string;
-  /** `awaiting_approval` when the run paused: decide `pending` with the `approve` handler. */
-  readonly outcome: TurnOutcome;
-  readonly steps: number;
-  readonly error: SerializedError | null;
-  /** Text of the run's last assistant item that has text. */
-  readonly text: string | null;
-  readonly itemsAdded: readonly Item[];
-  /**
-   * Present when the run's items are larger than `limits.maxEntryBytes`: how many of the last
-   * ones `itemsAdded` leaves out. They are in the log (`log()`).
-   */
-  readonly itemsOmitted?: number;
-  readonly usage: ModelUsage;
-  /** The calls a paused run waits for; empty once it finished. */
-  readonly pending: readonly PendingApproval[];
 }
 
 /** Input of the `approve` handler: decisions for calls the session's waiting run waits for. */

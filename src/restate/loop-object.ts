@@ -1,22 +1,22 @@
 import * as restate from '@restatedev/restate-sdk';
 import { ApprovalError } from '../errors/approval-error.js';
-import { describeThrownText } from '../errors/describe-thrown.js';
 import { LoopkeeperError } from '../errors/loopkeeper-error.js';
 import type { PendingApproval } from '../events/telemetry-events.js';
 import { effectiveHistory } from '../log/effective-history.js';
 import type { SessionEvent } from '../log/events.js';
 import { isValidSessionId } from '../log/session-id.js';
 import { pendingApprovalsIn } from '../runtime/run-progress.js';
+import type { TurnResult } from '../runtime/turn-result.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
+import { describeThrownText } from '../vocabulary/index.js';
 import { closeKilledRun, killedInvocation } from './close-killed-run.js';
 import { type DurableAction, runDurableTurn } from './durable-turn.js';
 import { type LoopObjectLimits, resolveLimits } from './limits.js';
 import type {
   AbortResult,
   ApproveInput,
-  DurableTurnResult,
   LoopObjectLoopOptions,
   SendMessageInput,
   TelemetryPage,
@@ -125,7 +125,7 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
       readonly loopOptions: LoopObjectLoopOptions;
       readonly action: DurableAction;
     },
-  ): Promise<DurableTurnResult> => {
+  ): Promise<TurnResult> => {
     const tokens = loopOptions.tokens ?? (await loadTokens(loopOptions.encoding));
     let current = head;
     if ((await killedInvocation(context)) !== null) {
@@ -175,7 +175,7 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
             });
           }
           const runId = message.runId ?? `${sessionId}:run-${context.rand.uuidv4()}`;
-          const recorded = await context.get<DurableTurnResult>(stateKeys.run(runId));
+          const recorded = await context.get<TurnResult>(stateKeys.run(runId));
           if (recorded !== null) {
             await assertSameRunInput({ context, runId, content: message.content });
             return recorded;
@@ -229,10 +229,10 @@ export function createLoopObject<Name extends string = typeof LOOP_OBJECT_NAME>(
         async (
           context: restate.ObjectSharedContext,
           input?: { runId?: string },
-        ): Promise<DurableTurnResult | null> => {
+        ): Promise<TurnResult | null> => {
           const runId = input?.runId ?? (await context.get<string>(stateKeys.lastRunId));
           if (runId === null || runId === undefined) return null;
-          return (await context.get<DurableTurnResult>(stateKeys.run(runId))) ?? null;
+          return (await context.get<TurnResult>(stateKeys.run(runId))) ?? null;
         },
       ),
 

@@ -4,7 +4,6 @@ import {
   RestatePromise,
 } from '@restatedev/restate-sdk';
 import { ConcurrencyError } from '../errors/concurrency-error.js';
-import { describeThrownText } from '../errors/describe-thrown.js';
 import { isErrorCodeOf } from '../errors/error-codes.js';
 import { LoopkeeperError } from '../errors/loopkeeper-error.js';
 import { StoreError } from '../errors/store-error.js';
@@ -13,6 +12,7 @@ import { freezeDeep } from '../log/freeze-deep.js';
 import { jsonEqual } from '../log/json-equal.js';
 import { stampEvents } from '../log/stamp-events.js';
 import type { AppendOptions, IndexedSessionStore, ReadOptions } from '../log/store.js';
+import { describeThrownText } from '../vocabulary/index.js';
 import type { DurableSteps, StepOutcome } from './durable-steps.js';
 import { describeBytes, jsonBytes, type LoopObjectLimits } from './limits.js';
 import { readEventRange, readEvents, readHead, type SessionHead } from './session-head.js';

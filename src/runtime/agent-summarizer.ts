@@ -135,7 +135,7 @@ export function agentSummarizer(options: AgentSummarizerOptions): CompactionBack
       const result = await runTurn(child, summaryUserMessage(rendered));
       if (result.outcome !== 'completed') {
         throw new CompactionError(
-          `agentSummarizer: the summarizing run ended ${result.outcome}${result.error === undefined ? '' : `: ${result.error.message}`}`,
+          `agentSummarizer: the summarizing run ended ${result.outcome}${result.error === null ? '' : `: ${result.error.message}`}`,
           { code: signal.aborted ? 'summary_aborted' : 'summary_failed' },
         );
       }

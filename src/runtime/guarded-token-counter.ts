@@ -1,7 +1,7 @@
 import { ConfigError } from '../errors/config-error.js';
-import { describeThrownText } from '../errors/describe-thrown.js';
 import { LoopkeeperError } from '../errors/loopkeeper-error.js';
 import type { TokenCounter } from '../tokens/types.js';
+import { describeThrownText } from '../vocabulary/index.js';
 
 /**
  * Wraps a host's token counter so that whatever it throws reaches the run as `ConfigError`

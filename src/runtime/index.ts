@@ -6,6 +6,7 @@
 export { ApprovalError } from '../errors/approval-error.js';
 export type * from '../events/telemetry-events.js';
 export { TELEMETRY_EVENT_TYPES } from '../events/telemetry-events.js';
+export { serializeError } from '../vocabulary/serialized-error.js';
 export { type AgentSummarizerOptions, agentSummarizer } from './agent-summarizer.js';
 export {
   type AgentLoopActor,
@@ -30,7 +31,6 @@ export {
 } from './run-pause.js';
 export { pendingApprovalsIn, type UnfinishedRun } from './run-progress.js';
 export { runTurn } from './run-turn.js';
-export { serializeError } from './serialize-error.js';
 export { streamTurn, type TurnStream } from './stream-turn.js';
 export {
   createTelemetryHub,

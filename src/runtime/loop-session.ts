@@ -1,6 +1,5 @@
 import { ArtifactLedger } from '../compaction/ledger/artifact-ledger.js';
 import { ConcurrencyError } from '../errors/concurrency-error.js';
-import { describeThrownText } from '../errors/describe-thrown.js';
 import { LoopkeeperError } from '../errors/loopkeeper-error.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import { StoreError } from '../errors/store-error.js';
@@ -12,6 +11,7 @@ import type { TokenCounter, TokenEncoding } from '../tokens/types.js';
 import { checkItem } from '../transcript/check-item.js';
 import { wellFormedValue } from '../transcript/code-points.js';
 import type { Item } from '../transcript/types.js';
+import { describeThrownText } from '../vocabulary/index.js';
 import { applyCheckedLogEvent } from './checked-log-event.js';
 import { closingEvents, interruptedRunFinished } from './closing-events.js';
 import { guardedTokenCounter } from './guarded-token-counter.js';

@@ -93,8 +93,8 @@ export class ProtocolTracker {
       if (item.kind === 'toolResult') {
         if (calls?.pending.delete(item.callId) === true) calls.answered.add(item.callId);
       } else if (item.kind === 'assistant' && item.toolCalls !== undefined) {
-        const facts =
-          calls ?? (this.#calls = { seen: new Set(), answered: new Set(), pending: new Map() });
+        this.#calls ??= { seen: new Set(), answered: new Set(), pending: new Map() };
+        const facts = this.#calls;
         for (const call of item.toolCalls) {
           facts.seen.add(call.id);
           facts.pending.set(call.id, call);

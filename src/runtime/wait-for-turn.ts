@@ -2,7 +2,7 @@ import type { AgentLoopContext } from '../../machines/agent-loop.types.js';
 import { LoopNotRunningError } from '../errors/loop-not-running-error.js';
 import type { PendingApproval, RunFinished } from '../events/telemetry-events.js';
 import type { AgentLoopActor } from './create-agent-loop.js';
-import { turnRecord, unavailableRecord } from './turn-record.js';
+import { type TurnRecord, turnRecord, unavailableRecord } from './turn-record.js';
 import type { FinishedTurn, PausedTurn, TurnResult } from './turn-result.js';
 
 /**
@@ -74,8 +74,8 @@ export function waitForTurn(
       // error) must not look like a failed send, or a host that retries sends it twice.
       finish(
         turnRecord({ session, runId, fromSeq: startSeq }).then(
-          (record) => ({ ...event, ...record, pending: [] }),
-          (error: unknown) => ({ ...event, ...unavailableRecord(error), pending: [] }),
+          ({ record, at }) => finishedTurn({ ...event, at: at ?? event.at }, record),
+          (error: unknown) => finishedTurn(event, unavailableRecord(error)),
         ),
       );
     });
@@ -139,15 +139,15 @@ async function pausedTurn(
   steps: number,
 ): Promise<PausedTurn> {
   const pending = pendingApprovals(loop);
-  const record = await turnRecord({ session: loop.session, runId, fromSeq });
+  const { record, at } = await turnRecord({ session: loop.session, runId, fromSeq });
   return {
     type: 'RunPaused',
     sessionId: loop.session.sessionId,
     runId,
-    at: Date.now(),
+    at: at ?? Date.now(),
     outcome: 'awaiting_approval',
     steps,
-    error: undefined,
+    error: null,
     pending,
     ...record,
   };
@@ -177,7 +177,13 @@ async function finishedFromLog(
   if (finished === undefined) {
     throw new LoopNotRunningError(`run ${runId} is neither running nor finished in the log`);
   }
-  return { ...finished, ...(await turnRecord({ session, runId, fromSeq })), pending: [] };
+  const { record, at } = await turnRecord({ session, runId, fromSeq });
+  return finishedTurn({ ...finished, at: at ?? finished.at }, record);
+}
+
+/** A finished run's result: its `RunFinished` event and its record, absent values as null. */
+function finishedTurn(event: RunFinished, record: TurnRecord): FinishedTurn {
+  return { ...event, error: event.error ?? null, ...record, pending: [] };
 }
 
 /** Waits until run `runId` waits for decisions with none queued, or is not running. */

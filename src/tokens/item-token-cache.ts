@@ -64,7 +64,8 @@ class GenerationalCache implements ItemTokenCache {
   }
 
   #insert(id: string, entry: Entry): void {
-    const young = (this.#young ??= new Map());
+    this.#young ??= new Map();
+    const young = this.#young;
     if (young.size >= this.#generation && !young.has(id)) {
       this.#old = this.#keepOld ? young : undefined;
       this.#young = new Map([[id, entry]]);

@@ -1,4 +1,4 @@
-import { describeThrownText } from '../errors/describe-thrown.js';
+import { describeThrownText } from '../vocabulary/index.js';
 
 /**
  * The texts a model reads when a tool call could not produce output. Each says what went wrong

@@ -1,4 +1,4 @@
-import { describeThrown } from '../errors/describe-thrown.js';
+import { describeThrown } from '../vocabulary/index.js';
 
 export type ToolOutput =
   | { readonly ok: true; readonly content: string }

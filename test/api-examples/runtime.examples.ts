@@ -39,7 +39,7 @@ export async function example_safeListener(): Promise<void> {
   );
 }
 
-// serializeError: machines/agent-loop.errors.ts
+// serializeError: src/vocabulary/serialized-error.ts
 export async function example_serializeError(): Promise<void> {
   // The JSON-safe shape telemetry and the session log carry for any thrown value.
   console.log(serializeError(new TypeError('bad input')));

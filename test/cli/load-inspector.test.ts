@@ -1,5 +1,5 @@
-import { ConfigError } from 'loopkeeper';
 import { describe, expect, it } from 'vitest';
+import { CommandError } from '../../src/cli/command-error.js';
 import { loadInspector } from '../../src/cli/load-inspector.js';
 
 describe('loadInspector (@statelyai/inspect, an optional peer)', () => {
@@ -9,17 +9,17 @@ describe('loadInspector (@statelyai/inspect, an optional peer)', () => {
     expect(typeof server.createInspectorServer).toBe('function');
   });
 
-  it('says how to install it when it is missing, as a ConfigError with its own code', async () => {
+  it('says how to install it when it is missing, as a CommandError with its own code', async () => {
     const missing = Object.assign(new Error("Cannot find package '@statelyai/inspect'"), {
       code: 'ERR_MODULE_NOT_FOUND',
     });
     const error = await loadInspector({ importModule: () => Promise.reject(missing) }).catch(
       (caught: unknown) => caught,
     );
-    expect(ConfigError.isInstance(error)).toBe(true);
-    expect((error as ConfigError).code).toBe('optional_dependency_missing');
-    expect((error as ConfigError).message).toContain('npm install @statelyai/inspect');
-    expect((error as ConfigError).cause).toBe(missing);
+    expect(CommandError.isInstance(error)).toBe(true);
+    expect((error as CommandError).code).toBe('optional_dependency_missing');
+    expect((error as CommandError).message).toContain('npm install @statelyai/inspect');
+    expect((error as CommandError).cause).toBe(missing);
   });
 
   it('passes on any other failure as it is', async () => {

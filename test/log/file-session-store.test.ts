@@ -281,7 +281,7 @@ describe('FileSessionStore', () => {
 
   it('refuses a missing directory option with ConfigError', () => {
     expect(() => new FileSessionStore({ directory: '' })).toThrow(
-      expect.objectContaining({ name: 'ConfigError' }),
+      expect.objectContaining({ name: 'ConfigError', code: 'config_invalid_option' }),
     );
   });
 });

@@ -492,7 +492,7 @@ describe('createAgentLoop with openAIChatModel over HTTP', () => {
     loop.start();
     for (const turn of session.turns) {
       const finished = await runTurn(loop, turn.content);
-      expect(finished.error).toBeUndefined();
+      expect(finished.error).toBeNull();
       expect(finished.outcome).toBe('completed');
     }
     expect(next).toBe(session.answers.length);

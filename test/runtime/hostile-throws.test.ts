@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { serializeError } from 'loopkeeper/runtime';
 import { describe, expect, it } from 'vitest';
-import { describeThrown } from '../../src/errors/describe-thrown.js';
 import { toolFailedMessage } from '../../src/tools/tool-messages.js';
+import { describeThrown } from '../../src/vocabulary/index.js';
 
 const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));
 const child = fileURLToPath(new URL('../support/child-hostile-throws.ts', import.meta.url));

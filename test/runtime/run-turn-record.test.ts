@@ -57,7 +57,7 @@ describe('runTurn when reading the result back fails', () => {
     const result = await runTurn(loop, 'Capital of France?');
     expect(result).toMatchObject({
       outcome: 'completed',
-      text: undefined,
+      text: null,
       itemsAdded: [],
       usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0 },
       recordError: { name: 'StoreError', code: 'io' },

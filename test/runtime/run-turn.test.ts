@@ -52,7 +52,7 @@ describe('runTurn', () => {
     const result = await runTurn(loop, 'look it up');
     expect(result).toMatchObject({
       outcome: 'completed',
-      error: undefined,
+      error: null,
       steps: 2,
       text: 'found answer=42',
     });

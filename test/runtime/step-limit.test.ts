@@ -32,7 +32,7 @@ describe('maxStepsPerRun', () => {
     loop.start();
     const finished = await runTurn(loop, 'ping until told otherwise');
     expect(finished).toMatchObject({ outcome: 'step_limit', steps: 3 });
-    expect(finished.error).toBeUndefined();
+    expect(finished.error).toBeNull();
     expect(model.requests).toHaveLength(3);
     expect(validateTranscript(loop.session.items)).toEqual([]);
     expect(loop.session.items.filter((item) => item.kind === 'toolResult')).toHaveLength(3);

@@ -1,4 +1,4 @@
-import { CompactionError } from '../../errors/compaction-error.js';
+import { CommandError } from '../command-error.js';
 import { formatCount } from '../output/format.js';
 
 /** Strategies that drop whole older messages or turns, where the default pipeline only shrinks them. */
@@ -31,7 +31,7 @@ export function budgetShortfall({
   trials: readonly StrategyTrial[];
   /** Where the result went, or undefined when it was not written. */
   written: string | undefined;
-}): CompactionError {
+}): CommandError {
   const fitting = trials.find((trial) => trial.tokensAfter <= maxTokens);
   let advice: string;
   if (fitting !== undefined) {
@@ -49,7 +49,7 @@ export function budgetShortfall({
     written === undefined
       ? 'It was not written: the output file exists, and a failed run never replaces a file.'
       : `It was written to ${written} anyway.`;
-  return new CompactionError(
+  return new CommandError(
     `The result is still ${formatCount(tokensAfter - maxTokens)} tokens over --max-tokens (${formatCount(tokensAfter)} > ${formatCount(maxTokens)}); ${advice}. ${where}`,
     { code: 'budget_not_met' },
   );

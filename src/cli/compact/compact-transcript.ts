@@ -2,10 +2,10 @@ import { type PipelineStep, pipeline } from '../../compaction/pipeline.js';
 import { extractiveSummarizer } from '../../compaction/summarizers/extractive.js';
 import { isSummaryItem } from '../../compaction/summary.js';
 import type { CompactionBudget } from '../../compaction/types.js';
-import { ConfigError } from '../../errors/config-error.js';
 import type { TokenCounter } from '../../tokens/types.js';
 import type { Item, ProtocolProblem } from '../../transcript/types.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
+import { CommandError } from '../command-error.js';
 import { STRATEGY_CATALOG } from './strategy-catalog.js';
 
 export interface CompactTranscriptResult {
@@ -64,7 +64,7 @@ export async function compactTranscript({
     ...strategies.map((name) => {
       const entry = STRATEGY_CATALOG[name];
       if (entry === undefined) {
-        throw new ConfigError(`Unknown compaction strategy "${name}"`, {
+        throw new CommandError(`Unknown compaction strategy "${name}"`, {
           code: 'unknown_strategy',
         });
       }

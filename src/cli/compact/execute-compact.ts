@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import { ConfigError } from '../../errors/config-error.js';
 import { createTokenCounter } from '../../tokens/create-token-counter.js';
 import type { TokenEncoding } from '../../tokens/types.js';
 import { toChatMessages } from '../../transcript/to-chat-messages.js';
 import { type CommandContext, EXIT_OK } from '../command.js';
+import { CommandError } from '../command-error.js';
 import { writeFileAtomic } from '../output/write-file-atomic.js';
 import { budgetShortfall, STRONG_STRATEGIES, type StrategyTrial } from './budget-shortfall.js';
 import {
@@ -60,7 +60,7 @@ export async function executeCompact(
     try {
       await writeFileAtomic({ path: settings.output, text, overwrite: settings.overwrite && fits });
     } catch (error) {
-      if (!ConfigError.isInstance(error) || error.code !== 'output_exists') throw error;
+      if (!CommandError.isInstance(error) || error.code !== 'output_exists') throw error;
       if (fits) throw outputExists(settings);
       written = false;
     }
@@ -103,8 +103,8 @@ export async function executeCompact(
   return EXIT_OK;
 }
 
-function outputExists(settings: CompactSettings): ConfigError {
-  return new ConfigError(
+function outputExists(settings: CompactSettings): CommandError {
+  return new CommandError(
     `${settings.output} already exists; pass --force to replace it, or --out FILE to write elsewhere`,
     { code: 'output_exists' },
   );

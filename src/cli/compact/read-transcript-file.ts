@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { ConfigError } from '../../errors/config-error.js';
 import { LoopkeeperError } from '../../errors/loopkeeper-error.js';
 import { ProtocolError } from '../../errors/protocol-error.js';
 import { fromChatMessages } from '../../transcript/from-chat-messages.js';
 import { repairTranscript } from '../../transcript/repair-transcript.js';
 import type { Item, Repair } from '../../transcript/types.js';
+import { CommandError } from '../command-error.js';
 import { messagesOf } from '../demo/load-recordings.js';
 import { parseTranscriptJson } from '../parse-transcript-json.js';
 
@@ -47,7 +47,7 @@ export async function readTranscriptFile({
     throw inFile(name, error);
   }
   if (messages.length === 0) {
-    throw new ConfigError(`${name} is an empty transcript: it holds no messages to compact`, {
+    throw new CommandError(`${name} is an empty transcript: it holds no messages to compact`, {
       code: 'empty_transcript',
     });
   }
@@ -57,7 +57,7 @@ export async function readTranscriptFile({
     items = fromChatMessages(messages, { validate: !repair });
   } catch (error) {
     if (ProtocolError.isInstance(error)) {
-      throw new ConfigError(
+      throw new CommandError(
         `${name} is not a valid transcript: ${error.message}; run with --repair to make it valid (each repair is reported)`,
         { code: 'invalid_transcript_file', cause: error },
       );
@@ -83,7 +83,7 @@ async function readText({
 }): Promise<string> {
   if (path === '-') {
     if (stdin === undefined) {
-      throw new ConfigError('No standard input to read the transcript from', {
+      throw new CommandError('No standard input to read the transcript from', {
         code: 'transcript_unreadable',
       });
     }
@@ -97,7 +97,7 @@ async function readText({
     return await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ConfigError(
+    throw new CommandError(
       code === 'ENOENT'
         ? `Transcript file not found: ${path}`
         : `Cannot read ${path}: ${(error as Error).message}`,
@@ -108,8 +108,8 @@ async function readText({
 
 /** A loopkeeper error about the content, with the file's name in front of its message. */
 function inFile(name: string, error: unknown): unknown {
-  if (!LoopkeeperError.isInstance(error)) return error;
-  return new ConfigError(`${name}: ${error.message}`, {
+  if (!LoopkeeperError.isInstance(error) && !CommandError.isInstance(error)) return error;
+  return new CommandError(`${name}: ${error.message}`, {
     code: 'invalid_transcript_file',
     cause: error,
   });

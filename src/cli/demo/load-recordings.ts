@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConfigError } from '../../errors/config-error.js';
-import { isErrorCodeOf } from '../../errors/error-codes.js';
 import { LoopkeeperError } from '../../errors/loopkeeper-error.js';
 import type { Recording } from '../../testing/replay-plan.js';
 import { fromChatMessages } from '../../transcript/from-chat-messages.js';
 import type { Item } from '../../transcript/types.js';
+import { CommandError } from '../command-error.js';
 import { findPackageRoot } from '../package-root.js';
 import { parseTranscriptJson } from '../parse-transcript-json.js';
 import { syntheticRecordings } from './synthetic-recordings.js';
@@ -47,7 +46,7 @@ export async function loadRecordings({
 } = {}): Promise<Recording[]> {
   const names = (await readdir(directory)).filter((name) => name.endsWith('.json')).sort();
   if (names.length === 0) {
-    throw new ConfigError(`No transcripts (*.json) found in ${directory}`, {
+    throw new CommandError(`No transcripts (*.json) found in ${directory}`, {
       code: 'no_recordings',
     });
   }
@@ -67,7 +66,7 @@ export function messagesOf(parsed: unknown): readonly unknown[] {
     const { messages } = parsed as { messages: unknown };
     if (Array.isArray(messages)) return messages;
   }
-  throw new ConfigError(
+  throw new CommandError(
     'A transcript must be a JSON array of chat messages or an object with a `messages` array',
     { code: 'invalid_transcript_file' },
   );
@@ -78,9 +77,9 @@ function toItems({ path, parsed }: { path: string; parsed: unknown }): readonly 
   try {
     return fromChatMessages(messagesOf(parsed));
   } catch (error) {
-    if (!LoopkeeperError.isInstance(error)) throw error;
-    // A config failure keeps its code; any other (a protocol break) says which file.
-    const code = isErrorCodeOf('ConfigError', error.code) ? error.code : 'invalid_transcript_file';
-    throw new ConfigError(`${path}: ${error.message}`, { code, cause: error });
+    if (!LoopkeeperError.isInstance(error) && !CommandError.isInstance(error)) throw error;
+    // The command's own failure keeps its code; any other (a protocol break) says which file.
+    const code = CommandError.isInstance(error) ? error.code : 'invalid_transcript_file';
+    throw new CommandError(`${path}: ${error.message}`, { code, cause: error });
   }
 }

@@ -1,6 +1,7 @@
 import { isLoopkeeperErrorCode } from '../../errors/error-codes.js';
 import { LoopkeeperError } from '../../errors/loopkeeper-error.js';
 import type { TurnResult } from '../../runtime/run-turn.js';
+import { CommandError } from '../command-error.js';
 
 /**
  * Why a replayed turn did not complete, as an error that says what to change: a step limit
@@ -18,10 +19,10 @@ export function replayFailure({
   recording: string;
   window: number;
   maxSteps: number;
-}): LoopkeeperError {
+}): LoopkeeperError | CommandError {
   const where = `Replay turn ${turn} (${recording})`;
   if (finished.outcome === 'step_limit') {
-    return new LoopkeeperError(
+    return new CommandError(
       `${where} was ended by the step limit after ${finished.steps} model requests (at most ${maxSteps} per run); the recording needs more: raise the limit with --max-steps, e.g. --max-steps ${maxSteps * 4}.`,
       { code: 'demo_step_limit' },
     );
@@ -32,8 +33,9 @@ export function replayFailure({
       ? ` The window is too small for this recording; try --window ${Math.max(8192, window * 2)}.`
       : '';
   const code = finished.error?.code;
-  return new LoopkeeperError(
-    `${where} ended ${finished.outcome}: ${finished.error?.message ?? 'no error recorded'}.${hint}`,
-    { code: isLoopkeeperErrorCode(code) ? code : 'demo_run_failed' },
-  );
+  const message = `${where} ended ${finished.outcome}: ${finished.error?.message ?? 'no error recorded'}.${hint}`;
+  // The run's own code when it is the library's (a context overflow), else the demo's.
+  return isLoopkeeperErrorCode(code)
+    ? new LoopkeeperError(message, { code })
+    : new CommandError(message, { code: 'demo_run_failed' });
 }

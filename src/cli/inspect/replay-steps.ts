@@ -3,6 +3,7 @@ import type { TelemetryEvent } from '../../events/telemetry-events.js';
 import type { SessionEvent, TranscriptReplacedEvent } from '../../log/events.js';
 import type { ModelUsage } from '../../model/types.js';
 import type { UserItem } from '../../transcript/types.js';
+import type { SerializedError } from '../../vocabulary/index.js';
 
 /** A state node of the machine and, through its children, every state below it. */
 interface StateTree {
@@ -38,7 +39,7 @@ export interface ReplayContext {
   readonly consecutiveCompactions: number;
   readonly compactionReason: string | null;
   readonly lastUsage: ModelUsage | null;
-  readonly lastError: { name: string; code: string; message: string } | null;
+  readonly lastError: SerializedError | null;
   readonly lastOutcome: string | null;
 }
 

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { link, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { ConfigError } from '../../errors/config-error.js';
+import { CommandError } from '../command-error.js';
 
 /**
  * Writes a whole file or nothing: the text goes to a temporary file beside the target, is
  * flushed to disk, and then renamed over it, so a crash or a full disk never leaves a
  * half-written result or destroys the previous file. With `overwrite: false` an existing file
  * is left alone (the temporary file is linked into place, which fails if the name is taken,
- * so there is no window between a check and the write). Errors are `ConfigError`s that name
+ * so there is no window between a check and the write). Errors are `CommandError`s that name
  * `path`, never the hidden temporary file.
  */
 export async function writeFileAtomic({
@@ -42,10 +42,10 @@ export async function writeFileAtomic({
 }
 
 /** Why `path` could not be written, in words about `path` rather than the temporary file. */
-function writeError(path: string, error: unknown): ConfigError {
+function writeError(path: string, error: unknown): CommandError {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EEXIST') {
-    return new ConfigError(`${path} already exists`, { code: 'output_exists', cause: error });
+    return new CommandError(`${path} already exists`, { code: 'output_exists', cause: error });
   }
   const reasons: Record<string, string> = {
     ENOENT: 'its directory does not exist',
@@ -61,7 +61,7 @@ function writeError(path: string, error: unknown): ConfigError {
   const reason =
     (code === undefined ? undefined : reasons[code]) ??
     (code === undefined ? String((error as Error).message) : `${code}`);
-  return new ConfigError(`Cannot write ${path}: ${reason}`, {
+  return new CommandError(`Cannot write ${path}: ${reason}`, {
     code: 'output_unwritable',
     cause: error,
   });

@@ -1,7 +1,6 @@
 import { realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { ConfigError } from '../../errors/config-error.js';
 import { LoopkeeperError } from '../../errors/loopkeeper-error.js';
 import { FileSessionStore } from '../../log/file-store.js';
 import { openAIChatModel } from '../../model/openai-chat-model.js';
@@ -11,6 +10,7 @@ import type { TurnResult } from '../../runtime/run-turn.js';
 import { runTurn } from '../../runtime/run-turn.js';
 import { createTelemetryHub } from '../../runtime/telemetry-hub.js';
 import { type CommandContext, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from '../command.js';
+import { CommandError } from '../command-error.js';
 import { startInspectorRelay } from '../inspector-relay.js';
 import { loopkeeperCommand } from '../invocation.js';
 import { formatCount, formatQuantity } from '../output/format.js';
@@ -156,7 +156,7 @@ export async function executeRun(settings: RunSettings, context: CommandContext)
       return EXIT_INTERRUPTED;
     }
     const reason =
-      finished.error === undefined
+      finished.error === null
         ? finished.outcome
         : `${finished.error.name}: ${finished.error.message}`;
     stderr.write(
@@ -235,8 +235,8 @@ async function checkWorkingDirectory(path: string): Promise<string> {
     if (!(await stat(path)).isDirectory()) throw new Error('not a directory');
     return await realpath(path);
   } catch (error) {
-    if (LoopkeeperError.isInstance(error)) throw error;
-    throw new ConfigError(`--cwd ${path} is not a readable directory`, {
+    if (LoopkeeperError.isInstance(error) || CommandError.isInstance(error)) throw error;
+    throw new CommandError(`--cwd ${path} is not a readable directory`, {
       code: 'invalid_cwd',
       cause: error,
     });

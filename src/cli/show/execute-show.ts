@@ -1,6 +1,5 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConfigError } from '../../errors/config-error.js';
 import type { SessionEvent } from '../../log/events.js';
 import { FileSessionStore } from '../../log/file-store.js';
 import { readLogFile } from '../../log/read-log-file.js';
@@ -8,6 +7,7 @@ import type { SessionLogScan } from '../../log/session-log-parser.js';
 import { createTokenCounter } from '../../tokens/create-token-counter.js';
 import type { TokenEncoding } from '../../tokens/types.js';
 import { type CommandContext, EXIT_OK } from '../command.js';
+import { CommandError } from '../command-error.js';
 import type { SessionLocation } from '../session-location.js';
 import { renderSessionAudit } from './render-audit.js';
 import { buildSessionAudit } from './session-audit.js';
@@ -34,7 +34,7 @@ export async function executeShow(
     const known = await store.list();
     if (!known.includes(sessionId)) {
       if (!argumentPath.endsWith('.jsonl') && (await isFile(argumentPath))) {
-        throw new ConfigError(
+        throw new CommandError(
           `${argumentPath} is not a session log: show reads a session id or a session's .jsonl log`,
           { code: 'not_a_session_log' },
         );
@@ -43,7 +43,7 @@ export async function executeShow(
         known.length === 0
           ? 'it holds no sessions'
           : `sessions there: ${known.slice(-10).join(', ')}`;
-      throw new ConfigError(`No session "${sessionId}" in ${directory} (${hint})`, {
+      throw new CommandError(`No session "${sessionId}" in ${directory} (${hint})`, {
         code: 'session_not_found',
       });
     }

@@ -8,6 +8,7 @@ import { SessionProjection } from '../../log/projection.js';
 import { RunProgress } from '../../runtime/run-progress.js';
 import type { TokenCounter } from '../../tokens/types.js';
 import type { Item } from '../../transcript/types.js';
+import type { SerializedError } from '../../vocabulary/index.js';
 import { type SessionStats, summarizeSession } from '../session-stats.js';
 import { type AuditItem, toAuditItem } from './audit-item.js';
 
@@ -45,7 +46,7 @@ export type AuditEntry =
       readonly runId: string;
       readonly outcome: RunOutcome;
       readonly steps: number;
-      readonly error?: { readonly name: string; readonly code: string; readonly message: string };
+      readonly error?: SerializedError;
     })
   | (EntryBase & { readonly type: 'items-appended'; readonly items: readonly AuditItem[] })
   | (EntryBase & {

@@ -9,7 +9,7 @@ import { createSummaryItem, summaryBody } from '../summary.js';
 import { fitSummaryText } from '../summary-fit.js';
 import type { CompactionStrategy } from '../types.js';
 
-export interface EmergencyPruneInput {
+export interface EmergencyPruneTranscriptInput {
   readonly transcript: readonly Item[];
   readonly tokens: TokenCounter;
   readonly maxTokens: number;
@@ -68,7 +68,7 @@ export function emergencyPruneTranscript({
   transcript,
   tokens,
   maxTokens,
-}: EmergencyPruneInput): EmergencyPruneOutcome {
+}: EmergencyPruneTranscriptInput): EmergencyPruneOutcome {
   requireNonNegative('emergencyPrune', 'maxTokens', maxTokens);
   const leadingCount = leadingContextCount(transcript);
   const turns = turnSpans(transcript);

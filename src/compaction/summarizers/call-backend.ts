@@ -1,7 +1,7 @@
 import { AbortedError } from '../../errors/aborted-error.js';
 import { CompactionError } from '../../errors/compaction-error.js';
-import { describeThrown } from '../../errors/describe-thrown.js';
 import type { Item } from '../../transcript/types.js';
+import { describeThrown } from '../../vocabulary/index.js';
 import { validateSummaryText } from '../summary.js';
 import type { CompactingLoop, CompactionBackend, SummaryResult } from '../types.js';
 

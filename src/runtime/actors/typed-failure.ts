@@ -1,5 +1,5 @@
-import { describeThrownText } from '../../errors/describe-thrown.js';
 import { LoopkeeperError } from '../../errors/loopkeeper-error.js';
+import { describeThrownText } from '../../vocabulary/index.js';
 
 /**
  * Runs an actor's work and rethrows anything that is not a `LoopkeeperError` as the typed error
