@@ -279,7 +279,7 @@ export function sessionViolations({
     const { finished } = step;
     totals.runs += 1;
     totals.outcomes[finished.outcome] = (totals.outcomes[finished.outcome] ?? 0) + 1;
-    if (finished.error !== undefined) {
+    if (finished.error !== null) {
       totals.errors[finished.error.code] = (totals.errors[finished.error.code] ?? 0) + 1;
     }
     if (finished.error?.code === 'unexpected') {
