@@ -1,10 +1,15 @@
-import { defineTool, openAIChatModel, validateTranscript } from 'loopkeeper';
-import { type FakeReply, fakeFaults, startFakeOpenAIServer } from 'loopkeeper/testing';
+import { defineTool, validateTranscript } from 'loopkeeper';
+import { type FakeReply, fakeFaults } from 'loopkeeper/testing';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import type { ToolResultItem } from 'loopkeeper/transcript';
 import { expect } from 'vitest';
-import { type CatalogEntry, expectRunCompleted, expectRunFailed } from './catalog-entry.js';
-import { type LoopProbe, probeLoop } from './loop-probe.js';
+import {
+  type CatalogEntry,
+  expectRunCompleted,
+  expectRunFailed,
+  type LoopProbe,
+  probeLoop,
+} from './catalog-entry.js';
 
 const lookup = defineTool({
   name: 'lookup',
@@ -13,32 +18,12 @@ const lookup = defineTool({
   execute: ({ word }: { word: string }) => `definition of ${word}`,
 });
 
-/**
- * Runs the probe over the real SDK against the fake server: the warm-up is answered, then
- * `replies` answer the bad turn, and any later request gets a plain answer.
- */
-export async function probeOverHttp(
+/** Runs the probe with the `lookup` tool; `replies` answer the bad turn. */
+export function probeOverHttp(
   tokens: TokenCounter,
   replies: readonly FakeReply[],
 ): Promise<LoopProbe> {
-  const server = await startFakeOpenAIServer({
-    replies: [{ text: 'Hi.' }, ...replies],
-    handler: () => ({ text: 'Done.' }),
-  });
-  try {
-    return await probeLoop({
-      model: openAIChatModel({
-        baseURL: server.url,
-        apiKey: 'k',
-        model: 'gpt-test',
-        maxRetries: 0,
-      }),
-      tokens,
-      tools: [lookup],
-    });
-  } finally {
-    await server.close();
-  }
+  return probeLoop({ tokens, tools: [lookup], replies });
 }
 
 /** A 200 completion whose assistant message is exactly `message`, as a sloppy server sends it. */

@@ -1,16 +1,10 @@
-import { ScriptedModel } from 'loopkeeper/testing';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import { expect } from 'vitest';
-import { type CatalogEntry, expectRunFailed } from './catalog-entry.js';
-import { type LoopProbe, probeLoop } from './loop-probe.js';
+import { type CatalogEntry, expectRunFailed, type LoopProbe, probeLoop } from './catalog-entry.js';
 
 /** Sends `content` as a `user.message` to a loop whose model always answers. */
 export function probeUserMessage(tokens: TokenCounter, content: unknown): Promise<LoopProbe> {
-  return probeLoop({
-    model: new ScriptedModel({ tokens, script: () => ({ text: 'Fine.' }) }),
-    tokens,
-    content,
-  });
+  return probeLoop({ tokens, content });
 }
 
 /** Refused before the run starts: the run writes nothing at all, and the session goes on. */

@@ -26,6 +26,7 @@ import {
   recordStates,
   statusTool,
 } from './support/approval-session.js';
+import { stepsOffTheMachine } from './support/machine-paths.js';
 
 let directory: string;
 let session: ApprovalSession;
@@ -116,6 +117,15 @@ describe('replaySteps on runs that wait for approval', () => {
     expect(steps.at(-1)?.context.runId).toBe(
       session.events.findLast((event) => event.type === 'run-started')?.runId,
     );
+  });
+
+  it('moves only along transitions of the real machine, decided, paused and resumed runs alike', () => {
+    expect(
+      stepsOffTheMachine(replaySteps({ sessionId: session.sessionId, events: session.events })),
+    ).toEqual([]);
+    expect(
+      stepsOffTheMachine(replaySteps({ sessionId: session.sessionId, events: resumedEvents })),
+    ).toEqual([]);
   });
 
   it('gives the approval telemetry of the live run: requests, decisions, and starts and finishes only of calls that ran', () => {

@@ -27,6 +27,7 @@ import { publishReplay, stateValueOf } from '../../src/cli/inspect/publish-repla
 import { type ReplayStep, replaySteps } from '../../src/cli/inspect/replay-steps.js';
 import { runCli } from '../../src/cli/main.js';
 import { recordTelemetry, sharedTokenCounter } from '../support/loop-harness.js';
+import { stepsOffTheMachine } from './support/machine-paths.js';
 
 const fetchPage = defineTool({
   name: 'fetch_page',
@@ -105,6 +106,10 @@ describe('replaySteps', () => {
       lastOutcome: 'failed',
       lastError: { code: 'model_auth' },
     });
+  });
+
+  it('moves only along transitions of the real machine, through states the log does not show', () => {
+    expect(stepsOffTheMachine(replaySteps({ sessionId, events }))).toEqual([]);
   });
 
   it('gives the telemetry of the live run, in order, with the same facts', () => {

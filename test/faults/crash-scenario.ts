@@ -16,7 +16,8 @@ import { ScriptedModel } from 'loopkeeper/testing';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import { runChildUntilKilled } from '../support/kill-child.js';
 import { readSession } from '../support/loop-harness.js';
-import { type FaultRow, keepsPrefix } from './fault-row.js';
+import { keepsPrefix } from '../support/scenario-driver.js';
+import type { FaultRow } from './fault-row.js';
 
 interface ChildReport {
   readonly type: 'tool-started' | 'run-finished';

@@ -1,12 +1,25 @@
-import { defineTool } from 'loopkeeper';
-import { fakeFaults } from 'loopkeeper/testing';
+import {
+  createCompactor,
+  defineTool,
+  extractiveSummarizer,
+  type SessionStore,
+  tokenBudgetTrigger,
+} from 'loopkeeper';
+import type { Compactor } from 'loopkeeper/compaction';
+import { type FakeReply, fakeFaults } from 'loopkeeper/testing';
 import type { TokenCounter } from 'loopkeeper/tokens';
+import type { AnyToolDefinition } from 'loopkeeper/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sharedTokenCounter } from '../support/loop-harness.js';
+import {
+  runScenario,
+  type ScenarioAbort,
+  type ScenarioModelOptions,
+  type ScenarioStepRecord,
+} from '../support/scenario-driver.js';
 import { runCrashScenario } from './crash-scenario.js';
 import { FailingStore } from './failing-store.js';
-import { type FaultRow, faultMatrixTable } from './fault-row.js';
-import { type FaultResult, type FaultScenario, runFaultScenario } from './fault-scenario.js';
+import { describeHandling, type FaultRow, faultMatrixTable } from './fault-row.js';
 import {
   faultyBackend,
   longAnswer,
@@ -58,6 +71,100 @@ const waitForAbort = defineTool({
     new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
 });
 
+const lookup = defineTool({
+  name: 'lookup',
+  description: 'Looks up a word.',
+  parameters: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'] },
+  execute: ({ word }: { word: string }) => `definition of ${word}: ${'meaning '.repeat(40)}`,
+});
+
+/** The warm-up turn every row starts with: a tool call, then an answer. */
+const warmUpReplies: readonly FakeReply[] = [
+  { toolCalls: [{ id: 'call_warm', name: 'lookup', arguments: { word: 'loop' } }] },
+  { text: `A loop repeats. ${'Some context for later. '.repeat(30)}` },
+];
+
+/** A compactor that never fires on its own: it only answers provider refusals. */
+function reactiveCompactor(): Compactor {
+  return createCompactor({
+    trigger: tokenBudgetTrigger({ maxTokens: 100_000 }),
+    backend: extractiveSummarizer(),
+    structural: { pruneToolResults: { protectRecentTokens: 0, minSavingsTokens: 10 } },
+    summary: { keepRecentTokens: 100 },
+  });
+}
+
+/** One fault: what the faulty turn meets. */
+interface FaultScenario {
+  readonly fault: string;
+  /** Replies of the faulty turn; later requests get a plain answer. */
+  readonly replies: readonly FakeReply[];
+  /** Model options of the faulty turn only; the other turns use plain options. */
+  readonly model?: ScenarioModelOptions;
+  readonly tools?: readonly AnyToolDefinition[];
+  readonly compactor?: (tokens: TokenCounter) => Compactor;
+  readonly toolTimeoutMs?: number;
+  /** Wraps the file store the loop writes through, e.g. to fail a write. */
+  readonly store?: (inner: SessionStore) => SessionStore;
+  readonly abort?: ScenarioAbort;
+}
+
+/** What a row's test checks: the row, the faulty turn, and the turn after it. */
+interface FaultResult {
+  readonly row: FaultRow;
+  readonly fault: ScenarioStepRecord;
+  readonly next: ScenarioStepRecord;
+}
+
+/**
+ * Runs one row over the real openai SDK, the fake server and a file store in a temp dir: a
+ * warm-up turn, the faulty turn, then one more turn.
+ */
+async function runFault(scenario: FaultScenario): Promise<FaultResult> {
+  const run = await runScenario({
+    tokens,
+    store: 'file',
+    reply: () => ({ text: 'All good.' }),
+    tools: [lookup, ...(scenario.tools ?? [])],
+    compactor: ({ tokens }) => scenario.compactor?.(tokens) ?? reactiveCompactor(),
+    ...(scenario.store === undefined ? {} : { wrapStore: scenario.store }),
+    ...(scenario.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: scenario.toolTimeoutMs }),
+    steps: [
+      { send: 'What is a loop?', replies: warmUpReplies, mustComplete: true },
+      {
+        send: 'Now something goes wrong.',
+        replies: scenario.replies,
+        ...(scenario.model === undefined ? {} : { model: scenario.model }),
+        ...(scenario.abort === undefined ? {} : { abort: scenario.abort }),
+      },
+      { send: 'Are you still there?' },
+    ],
+  });
+  const [, fault, next] = run.steps;
+  if (fault === undefined || next === undefined) throw new Error('the scenario ran no fault');
+  return {
+    row: {
+      fault: scenario.fault,
+      outcome: fault.finished.outcome,
+      errorCode: fault.finished.error?.code ?? '-',
+      handled: describeHandling({
+        telemetry: fault.telemetry,
+        requests: fault.requests.length,
+        appended: fault.appended,
+      }),
+      // Valid and equal to the live session after the fault, and valid after the next turn.
+      logValid:
+        fault.historyProblems.length === 0 &&
+        fault.matchesLive &&
+        next.historyProblems.length === 0,
+      itemsKept: run.kept,
+      nextTurn: next.finished.outcome,
+    },
+    fault,
+    next,
+  };
+}
+
 /** A row: its scenario and what the run it hit must end with. */
 interface MatrixCase extends FaultScenario {
   readonly outcome: 'completed' | 'failed' | 'aborted';
@@ -83,7 +190,7 @@ function summarizerCase(fault: SummarizerFault, code: string): MatrixCase {
       summarizingCompactor(backend, { summaryTimeoutMs: fault === 'timeout' ? 100 : 30_000 }),
     outcome: 'completed',
     errorCode: '-',
-    check: ({ telemetry, logged }) => {
+    check: ({ fault: { telemetry, logged } }) => {
       expect(backend.calls).toBeGreaterThan(0);
       const failed = telemetry.find((event) => event.type === 'CompactionFailed');
       expect(failed?.type === 'CompactionFailed' && failed.error.code).toBe(code);
@@ -107,7 +214,7 @@ const cases: readonly MatrixCase[] = [
     replies: [fakeFaults.rateLimited({ retryAfterSeconds: 0.05 }), { text: 'After the wait.' }],
     outcome: 'completed',
     errorCode: '-',
-    check: ({ requests }) => expect(requests).toBe(2),
+    check: ({ fault: { requests } }) => expect(requests).toHaveLength(2),
   },
   {
     fault: '500, then an answer',
@@ -123,7 +230,7 @@ const cases: readonly MatrixCase[] = [
     ],
     outcome: 'completed',
     errorCode: '-',
-    check: ({ requests }) => expect(requests).toBe(2),
+    check: ({ fault: { requests } }) => expect(requests).toHaveLength(2),
   },
   {
     fault: '500 on every retry',
@@ -139,7 +246,7 @@ const cases: readonly MatrixCase[] = [
     ],
     outcome: 'failed',
     errorCode: 'model_server',
-    check: ({ requests }) => expect(requests).toBe(2),
+    check: ({ fault: { requests } }) => expect(requests).toHaveLength(2),
   },
   {
     fault: 'timeout (server hangs, timeout 200 ms)',
@@ -179,7 +286,7 @@ const cases: readonly MatrixCase[] = [
     replies: [fakeFaults.contextOverflow(), { text: 'Fits now.' }],
     outcome: 'completed',
     errorCode: '-',
-    check: ({ telemetry, logged }) => {
+    check: ({ fault: { telemetry, logged } }) => {
       const started = telemetry.filter((event) => event.type === 'CompactionStarted');
       expect(started.map((event) => event.type === 'CompactionStarted' && event.reason)).toEqual([
         'overflow',
@@ -192,7 +299,7 @@ const cases: readonly MatrixCase[] = [
     replies: [fakeFaults.payloadTooLarge(), { text: 'Smaller now.' }],
     outcome: 'completed',
     errorCode: '-',
-    check: ({ telemetry }) => {
+    check: ({ fault: { telemetry } }) => {
       const started = telemetry.find((event) => event.type === 'CompactionStarted');
       expect(started?.type === 'CompactionStarted' && started.reason).toBe('payload_too_large');
     },
@@ -207,7 +314,7 @@ const cases: readonly MatrixCase[] = [
     replies: [{ toolCalls: [{ name: 'explode', arguments: {} }] }, { text: 'The tool failed.' }],
     outcome: 'completed',
     errorCode: '-',
-    check: ({ appended }) => {
+    check: ({ fault: { appended } }) => {
       const result = appended.find((item) => item.kind === 'toolResult');
       expect(result).toMatchObject({ isError: true });
       expect(result?.kind === 'toolResult' && result.content).toContain('the disk is on fire');
@@ -220,7 +327,7 @@ const cases: readonly MatrixCase[] = [
     replies: [{ toolCalls: [{ name: 'stall', arguments: {} }] }, { text: 'It timed out.' }],
     outcome: 'completed',
     errorCode: '-',
-    check: ({ appended }) => {
+    check: ({ fault: { appended } }) => {
       const result = appended.find((item) => item.kind === 'toolResult');
       expect(result).toMatchObject({ isError: true });
       expect(result?.kind === 'toolResult' && result.content).toMatch(/timed out after 100 ms/);
@@ -232,8 +339,9 @@ const cases: readonly MatrixCase[] = [
     replies: [{ toolCalls: [{ name: 'flood', arguments: {} }] }, { text: 'That was a lot.' }],
     outcome: 'completed',
     errorCode: '-',
-    check: ({ appended, requestBodies }) => {
+    check: ({ fault: { appended, requests } }) => {
       // The structural tier clipped the output to its head and tail: the model never got 10 MB.
+      const requestBodies = requests.map((request) => request.rawBody);
       expect(requestBodies.length).toBe(2);
       expect(Math.max(...requestBodies.map((body) => body.length))).toBeLessThan(1_000_000);
       expect(requestBodies[1]).toMatch(
@@ -268,7 +376,7 @@ const cases: readonly MatrixCase[] = [
     },
     outcome: 'failed',
     errorCode: 'io',
-    check: ({ appended }) => {
+    check: ({ fault: { appended } }) => {
       // The lost results were never written; the run's end answered the open call instead.
       const results = appended.filter((item) => item.kind === 'toolResult');
       expect(results).toHaveLength(1);
@@ -278,18 +386,11 @@ const cases: readonly MatrixCase[] = [
   {
     fault: 'abort mid-inference',
     replies: [fakeFaults.hang()],
-    during: ({ loop, server }) => {
-      // Abort once the request has reached the server, so the hang is what gets cut off.
-      const received = server.requests.length;
-      const poll = setInterval(() => {
-        if (server.requests.length === received) return;
-        clearInterval(poll);
-        loop.send({ type: 'abort' });
-      }, 5);
-    },
+    // Abort once the request has reached the server, so the hang is what gets cut off.
+    abort: { when: 'request-received' },
     outcome: 'aborted',
     errorCode: 'aborted',
-    check: ({ appended }) => expect(appended.map((item) => item.kind)).toEqual(['user']),
+    check: ({ fault: { appended } }) => expect(appended.map((item) => item.kind)).toEqual(['user']),
   },
   {
     fault: 'abort mid-tool',
@@ -302,16 +403,10 @@ const cases: readonly MatrixCase[] = [
         ],
       },
     ],
-    during: ({ loop }) => {
-      const subscription = loop.on('ToolCallStarted', (event) => {
-        if (event.toolName !== 'wait_for_abort') return;
-        subscription.unsubscribe();
-        setTimeout(() => loop.send({ type: 'abort' }), 20);
-      });
-    },
+    abort: { when: 'tool-started', toolName: 'wait_for_abort', delayMs: 20 },
     outcome: 'aborted',
     errorCode: 'aborted',
-    check: ({ appended }) => {
+    check: ({ fault: { appended } }) => {
       const results = appended.filter((item) => item.kind === 'toolResult');
       expect(results).toHaveLength(2);
       // The call that finished before the abort keeps its real result; the open one is answered.
@@ -330,15 +425,15 @@ const cases: readonly MatrixCase[] = [
 describe('fault matrix: createAgentLoop over openAIChatModel, the fake server and FileSessionStore', () => {
   for (const matrixCase of cases) {
     it(`${matrixCase.fault}: ends ${matrixCase.outcome} (${matrixCase.errorCode}), log valid, nothing lost`, async () => {
-      const result = await runFaultScenario(matrixCase, tokens);
+      const result = await runFault(matrixCase);
       rows.push(result.row);
-      expect(result.stateAfterFault).toBe('idle');
-      expect(result.row.outcome, result.finished.error?.message).toBe(matrixCase.outcome);
+      expect(result.fault.state).toBe('idle');
+      expect(result.row.outcome, result.fault.finished.error?.message).toBe(matrixCase.outcome);
       expect(result.row.errorCode).toBe(matrixCase.errorCode);
       if (matrixCase.outcome !== 'completed') {
         // A typed loopkeeper error: a known name and code, never the catch-all `unexpected`.
-        expect(result.finished.error?.code).not.toBe('unexpected');
-        expect(result.finished.error?.name).toMatch(/Error$/);
+        expect(result.fault.finished.error?.code).not.toBe('unexpected');
+        expect(result.fault.finished.error?.name).toMatch(/Error$/);
       }
       expect(result.row.logValid).toBe(true);
       expect(result.row.itemsKept).toBe(true);
@@ -388,38 +483,30 @@ describe('fault matrix: createAgentLoop over openAIChatModel, the fake server an
  */
 describe('a failed closing write', () => {
   it('a run whose closing write fails (disk full) still leaves the session usable', async () => {
-    const result = await runFaultScenario(
-      {
-        fault: 'store write fails while an aborted run answers its open calls',
-        tools: [waitForAbort],
-        replies: [{ toolCalls: [{ name: 'wait_for_abort', arguments: {} }] }],
-        during: ({ loop }) => {
-          const subscription = loop.on('ToolCallStarted', () => {
-            subscription.unsubscribe();
-            setTimeout(() => loop.send({ type: 'abort' }), 20);
-          });
-        },
-        store: (inner) => {
-          let failed = false;
-          return new FailingStore({
-            inner,
-            shouldFail: (events) => {
-              const closing = events.some((event) => event.type === 'run-finished');
-              if (failed || !closing || !events.some((event) => event.type === 'items-appended')) {
-                return false;
-              }
-              failed = true;
-              return true;
-            },
-          });
-        },
+    const result = await runFault({
+      fault: 'store write fails while an aborted run answers its open calls',
+      tools: [waitForAbort],
+      replies: [{ toolCalls: [{ name: 'wait_for_abort', arguments: {} }] }],
+      abort: { when: 'tool-started', delayMs: 20 },
+      store: (inner) => {
+        let failed = false;
+        return new FailingStore({
+          inner,
+          shouldFail: (events) => {
+            const closing = events.some((event) => event.type === 'run-finished');
+            if (failed || !closing || !events.some((event) => event.type === 'items-appended')) {
+              return false;
+            }
+            failed = true;
+            return true;
+          },
+        });
       },
-      tokens,
-    );
-    expect(result.stateAfterFault).toBe('idle');
-    expect(result.finished.outcome).toBe('aborted');
+    });
+    expect(result.fault.state).toBe('idle');
+    expect(result.fault.finished.outcome).toBe('aborted');
     expect(result.row.nextTurn).toBe('completed');
-    expect(result.finalLogValid).toBe(true);
+    expect(result.next.historyProblems).toEqual([]);
     expect(result.row.itemsKept).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import type { SessionEvent } from 'loopkeeper';
+import type { Item, TelemetryEvent } from 'loopkeeper';
 import type { TurnOutcome } from 'loopkeeper/runtime';
 import { markdownTable } from './markdown-table.js';
 
@@ -43,11 +43,35 @@ export function faultMatrixTable(rows: readonly FaultRow[]): string {
   });
 }
 
-/** Whether `before` is an unchanged prefix of `after`: nothing logged earlier was lost or rewritten. */
-export function keepsPrefix(
-  before: readonly SessionEvent[],
-  after: readonly SessionEvent[],
-): boolean {
-  if (after.length < before.length) return false;
-  return before.every((event, index) => JSON.stringify(event) === JSON.stringify(after[index]));
+/** What the loop visibly did about the fault: attempts, compactions, error results. */
+export function describeHandling({
+  telemetry,
+  requests,
+  appended,
+}: {
+  readonly telemetry: readonly TelemetryEvent[];
+  readonly requests: number;
+  readonly appended: readonly Item[];
+}): string {
+  const parts = [`${requests} HTTP request${requests === 1 ? '' : 's'}`];
+  for (const event of telemetry) {
+    if (event.type === 'CompactionStarted') parts.push(`compaction (${event.reason})`);
+    if (event.type === 'CompactionFinished') parts.push(`${event.tier} tier`);
+    if (event.type === 'CompactionFailed') parts.push(`summary refused: ${event.error.code}`);
+    if (event.type === 'EmergencyPruneApplied') {
+      parts.push(`emergency prune (${event.fits ? 'fits' : 'does not fit'})`);
+    }
+  }
+  const errorResults = appended.filter((item) => item.kind === 'toolResult' && item.isError);
+  // The loop's own answers to calls a run left open (aborted, failed, interrupted).
+  const synthetic = errorResults.filter(
+    (item) => item.kind === 'toolResult' && item.content.startsWith('[loopkeeper]'),
+  );
+  if (synthetic.length > 0) {
+    parts.push(`${synthetic.length} synthetic result(s) for open calls`);
+  }
+  if (errorResults.length > synthetic.length) {
+    parts.push(`${errorResults.length - synthetic.length} isError tool result(s)`);
+  }
+  return parts.join(', ');
 }

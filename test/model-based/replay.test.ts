@@ -99,7 +99,8 @@ describe('agentLoopMachine replayed on the real actor with controllable actors',
       report.push(
         `${configuration.label}: ${sample.length} of ${runs.length} complete runs replayed`,
       );
-    });
+      // Hundreds of real actors: 10-25 s on 2 idle cores, more under load; a harness limit.
+    }, 120_000);
   });
 });
 

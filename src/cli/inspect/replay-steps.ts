@@ -1,26 +1,31 @@
+import { agentLoopMachine } from '../../../machines/agent-loop.machine.js';
 import type { TelemetryEvent } from '../../events/telemetry-events.js';
 import type { SessionEvent, TranscriptReplacedEvent } from '../../log/events.js';
 import type { ModelUsage } from '../../model/types.js';
 import type { UserItem } from '../../transcript/types.js';
 import type { SerializedError } from '../../vocabulary/index.js';
 
+/** A state node of the machine and, through its children, every state below it. */
+interface StateTree {
+  readonly path: readonly string[];
+  readonly states: Readonly<Record<string, StateTree>>;
+  readonly invoke: readonly { readonly src: unknown }[];
+}
+
+function invokingStatesOf(node: StateTree): [string, string][] {
+  const [invoked] = node.invoke;
+  const own: [string, string][] =
+    typeof invoked?.src === 'string' ? [[node.path.join('.'), invoked.src]] : [];
+  return [...own, ...Object.values(node.states).flatMap(invokingStatesOf)];
+}
+
 /**
- * A state of the loop machine a replay shows (its path: the steps of a run are inside
- * `running`), with the invoked actor that leaves it.
+ * The actor that leaves each state a replay shows, read off the machine (its path: the steps
+ * of a run are inside `running`), so the replay names the actors the loop really invokes.
  */
-const ACTOR_OF: Readonly<Record<string, string>> = {
-  'running.resuming': 'resumeRun',
-  'running.beginning': 'beginRun',
-  'running.inferring': 'callModel',
-  'running.gatingTools': 'gateTools',
-  'running.recordingDecisions': 'recordDecisions',
-  'running.toolResult': 'runTools',
-  'running.mutating': 'runMutator',
-  'running.compacting': 'compact',
-  'running.emergencyPruning': 'emergencyPrune',
-  finishing: 'finishRun',
-  aborting: 'abortRun',
-};
+const ACTOR_OF: Readonly<Record<string, string>> = Object.fromEntries(
+  invokingStatesOf(agentLoopMachine.root),
+);
 
 /** The state a run ends through: an abort leaves the step it interrupted for `aborting`. */
 const ENDING_STATE: Readonly<Record<string, string>> = { aborted: 'aborting' };

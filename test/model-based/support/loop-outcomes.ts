@@ -1,5 +1,6 @@
-import { agentLoopMachine, ModelError } from 'loopkeeper';
+import { ModelError } from 'loopkeeper';
 import type { AgentLoopEvent } from 'loopkeeper/machines';
+import { invokingStates, machineStates } from './machine-states.js';
 
 /** An event the loop can receive: a host event, or the completion or failure of an invoked actor. */
 export type LoopEvent =
@@ -28,42 +29,15 @@ interface InvokedActor {
   readonly source: string;
 }
 
-/** Reads the invoke definitions off the real machine, so renaming an actor cannot desync the tests. */
-function invokedActorOf(stateKey: string): InvokedActor {
-  const node =
-    agentLoopMachine.root.states[stateKey] ??
-    agentLoopMachine.root.states['running']?.states[stateKey];
-  const definition = node?.invoke[0];
-  if (definition === undefined) throw new Error(`state "${stateKey}" invokes no actor`);
-  if (typeof definition.src !== 'string') {
-    throw new Error(`state "${stateKey}" invokes an inline actor; the tests need a named one`);
-  }
-  return { id: definition.id, source: definition.src };
-}
-
-const invokingStates = [
-  'resuming',
-  'beginning',
-  'inferring',
-  'gatingTools',
-  'recordingDecisions',
-  'toolResult',
-  'mutating',
-  'checkingBudget',
-  'compacting',
-  'emergencyPruning',
-  'finishing',
-  'aborting',
-  'compactingNow',
-  'recordingPlan',
-] as const;
-type InvokingState = (typeof invokingStates)[number];
-
+// Read off the invoke definitions, so renaming an actor or adding a state cannot desync the tests.
 const actors = new Map<string, InvokedActor>(
-  invokingStates.map((stateKey) => [stateKey, invokedActorOf(stateKey)]),
+  machineStates.flatMap((state) => {
+    const [actor] = state.invokes;
+    return actor === undefined ? [] : [[state.key, actor] as const];
+  }),
 );
 
-export function invokedActor(stateKey: InvokingState): InvokedActor {
+export function invokedActor(stateKey: string): InvokedActor {
   const actor = actors.get(stateKey);
   if (actor === undefined) throw new Error(`state "${stateKey}" is not an invoking state`);
   return actor;
@@ -79,7 +53,7 @@ export function actorSourceOfEvent(event: LoopEvent): string | null {
   throw new Error(`no invoked actor has the id in "${event.type}"`);
 }
 
-function done(stateKey: InvokingState, label: string, output: unknown, invalid = false): Outcome {
+function done(stateKey: string, label: string, output: unknown, invalid = false): Outcome {
   return {
     label: `${stateKey}: ${label}`,
     event: { type: `xstate.done.actor.${invokedActor(stateKey).id}`, output },
@@ -87,7 +61,7 @@ function done(stateKey: InvokingState, label: string, output: unknown, invalid =
   };
 }
 
-function failed(stateKey: InvokingState, label: string, error: unknown): Outcome {
+function failed(stateKey: string, label: string, error: unknown): Outcome {
   return {
     label: `${stateKey}: ${label}`,
     event: { type: `xstate.error.actor.${invokedActor(stateKey).id}`, error },
@@ -109,7 +83,7 @@ const usage = { promptTokens: 1200, completionTokens: 40 };
 const compactResult = { tier: 'summary', strategies: ['keepRecent'], durationMs: 3, metadata: {} };
 
 /** Every outcome each invoked actor can have, as listed in issue 5. */
-export const actorOutcomes: Readonly<Record<InvokingState, readonly Outcome[]>> = {
+export const actorOutcomes = {
   resuming: [
     done('resuming', 'resumed at open tool calls', { next: 'tools' }),
     done('resuming', 'resumed after tool results', { next: 'toolResults' }),
@@ -260,7 +234,7 @@ export const actorOutcomes: Readonly<Record<InvokingState, readonly Outcome[]>> 
     done('recordingPlan', 'plan logged', undefined),
     failed('recordingPlan', 'plan refused', new Error('plan is not a list')),
   ],
-};
+} satisfies Readonly<Record<string, readonly Outcome[]>>;
 
 export const userMessage: Outcome = {
   label: 'user message',
@@ -321,8 +295,19 @@ export function decidedCall(outcome: Outcome): string | null {
   return outcome.event.type === 'tool.approval' ? outcome.event.callId : null;
 }
 
+/** A state that invokes an actor (the machine's list, which `actorOutcomes` is checked against below). */
+export type InvokingState = keyof typeof actorOutcomes;
+
 export function isInvokingState(stateKey: string): stateKey is InvokingState {
-  return (invokingStates as readonly string[]).includes(stateKey);
+  return actors.has(stateKey);
+}
+
+// Every state that invokes an actor has its outcomes, and no outcome names another state.
+const withOutcomes = Object.keys(actorOutcomes).sort();
+if (JSON.stringify(withOutcomes) !== JSON.stringify([...invokingStates].sort())) {
+  throw new Error(
+    `actorOutcomes covers ${withOutcomes.join(', ')}; the machine's invoking states are ${[...invokingStates].sort().join(', ')}`,
+  );
 }
 
 const allOutcomes = [
