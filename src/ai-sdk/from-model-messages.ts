@@ -1,5 +1,6 @@
 import type { ModelMessage } from 'ai';
 import { ProtocolError } from '../errors/protocol-error.js';
+import { unfencedContext } from '../transcript/chat/summary-message.js';
 import type {
   AssistantItem,
   ContextItem,
@@ -110,6 +111,12 @@ function userItem(
   base: { providerOptions?: ProviderOptionsJson },
 ): ShapedItem {
   if (typeof content === 'string') {
+    // A summary or plan loopkeeper rendered (`toModelMessages`) reads back as that item.
+    const fenced = unfencedContext(content);
+    if (fenced !== undefined) {
+      const item: ContextItem = { kind: 'context', id, name: fenced.name, text: fenced.text };
+      return withShape(item, { role: 'user', ...base, check: itemChecks(item) });
+    }
     const item: UserItem = { kind: 'user', id, content };
     return withShape(item, { role: 'user', ...base, stringContent: true, check: itemChecks(item) });
   }

@@ -1,4 +1,5 @@
 import type { ModelMessage } from 'ai';
+import { fencedContextText, isFencedContext } from '../transcript/chat/summary-message.js';
 import type {
   AssistantItem,
   ContextItem,
@@ -22,8 +23,9 @@ type Part = Record<string, unknown>;
  * Items as AI SDK `ModelMessage`s: the inverse of `fromModelMessages`. An item's `aiSdkShape`
  * restores what the item alone cannot say; a component a strategy changed (a pruned output,
  * dropped reasoning) is written plainly from the item, and its provider options go with the
- * old content. Items without a shape (a compaction summary) render plainly: context items as
- * system messages, consecutive tool results as one tool message.
+ * old content. Items without a shape render plainly: context items as system messages, except a
+ * compaction summary and a model-set plan, which are quoted data in a fenced user message (as
+ * in every request loopkeeper sends); consecutive tool results as one tool message.
  *
  * @example
  * ```ts
@@ -108,6 +110,10 @@ function renderItem(item: Exclude<Item, ToolResultItem>): ModelMessage {
 }
 
 function renderContext(item: ContextItem, shape: AiSdkShape | undefined): ModelMessage {
+  // A summary or a model-set plan is quoted data, never the host's voice (see summary-message.ts).
+  if (isFencedContext(item)) {
+    return asMessage({ role: 'user', content: fencedContextText(item), ...messageOptions(shape) });
+  }
   return asMessage({ role: 'system', content: item.text, ...messageOptions(shape) });
 }
 

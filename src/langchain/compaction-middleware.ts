@@ -33,7 +33,10 @@ function reportedStep(fresh: readonly BaseMessage[]): ReportedStep | undefined {
   return undefined;
 }
 
-/** Leading system messages (a compaction summary) join the request's system message. */
+/**
+ * Leading system messages (host context) join the request's system message; a summary is not
+ * one (it is quoted data in a human message, see `toLangChainMessages`).
+ */
 function withLeadingContext(
   messages: BaseMessage[],
   systemMessage: SystemMessage,
@@ -55,7 +58,8 @@ function withLeadingContext(
  * compacts through the tiers when the trigger fires, on the provider's reported usage once
  * there is one. Only the request is compacted: the agent state keeps every message, and
  * between compactions each request extends the previous one, so the prompt cache stays warm.
- * A summary joins the request's system message (providers refuse a second system message).
+ * A summary reaches the model as quoted data in a human message, never as system text; leading
+ * host context joins the request's system message (providers refuse a second system message).
  * `beforeAgent` / `afterAgent` record the run when a store is given.
  *
  * @example

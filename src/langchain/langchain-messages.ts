@@ -6,6 +6,11 @@ import {
 } from '@langchain/core/messages';
 import { ProtocolError } from '../errors/protocol-error.js';
 import { fingerprint } from '../integrations/fingerprint.js';
+import {
+  fencedContextText,
+  isFencedContext,
+  unfencedContext,
+} from '../transcript/chat/summary-message.js';
 import type {
   AssistantItem,
   Item,
@@ -117,12 +122,17 @@ function itemOf(entry: StoredMessage, id: string, index: number): Item {
   const data = entry.data as StoredMessage['data'] & Record<string, unknown>;
   const { content } = data;
   switch (entry.type) {
-    case 'human':
+    case 'human': {
+      // A summary or plan loopkeeper rendered (`toLangChainMessages`) reads back as that item.
+      const fenced = unfencedContext(content);
+      if (fenced !== undefined)
+        return { kind: 'context', id, name: fenced.name, text: fenced.text };
       return {
         kind: 'user',
         id,
         content: typeof content === 'string' ? content : userParts(content),
       };
+    }
     case 'system':
       return { kind: 'context', id, text: textOf(content) };
     case 'tool': {
@@ -216,7 +226,10 @@ function plainStored(item: Item, shape: LangChainShape | undefined): StoredMessa
               ) as never),
       });
     case 'context':
-      return stored('system', { content: item.text });
+      // A summary or a model-set plan is quoted data, never the host's voice.
+      return isFencedContext(item)
+        ? stored('human', { content: fencedContextText(item) })
+        : stored('system', { content: item.text });
     case 'toolResult':
       return stored('tool', {
         content: item.content,
