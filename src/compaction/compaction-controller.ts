@@ -2,6 +2,7 @@ import type { TokenCounter } from '../tokens/types.js';
 import type { Item, ProtocolProblem } from '../transcript/types.js';
 import { CompactionFloor } from './compaction-floor.js';
 import { climbLadder } from './compaction-ladder.js';
+import { triggerInputOf } from './compactor-steps.js';
 import type {
   CompactInput,
   CompactOutcome,
@@ -198,13 +199,7 @@ export class CompactionController {
     if (step !== undefined && step.runId === runId && runId !== '') {
       return { ...input, decision: step.decision };
     }
-    const decision = this.compactor.trigger.evaluate({
-      transcript: input.transcript,
-      tokens: input.tokens,
-      ...(input.reported === undefined ? {} : { reported: input.reported }),
-      ...(input.overheadTokens === undefined ? {} : { overheadTokens: input.overheadTokens }),
-      ...(input.point === undefined ? {} : { point: input.point }),
-    });
+    const decision = this.compactor.trigger.evaluate(triggerInputOf(input));
     if (runId !== '') this.#step = { runId, decision };
     return { ...input, decision };
   }

@@ -1,4 +1,5 @@
 import { CompactionError } from '../errors/compaction-error.js';
+import { triggerInputOf } from './compactor-steps.js';
 import type { CompactInput, CompactOutcome, Compactor } from './compactor-types.js';
 import type { TriggerDecision } from './types.js';
 
@@ -34,15 +35,7 @@ export async function climbLadder(
   compactor: Pick<Compactor, 'trigger' | 'compact' | 'emergencyPrune'>,
   input: CompactInput,
 ): Promise<LadderResult> {
-  const decision =
-    input.decision ??
-    compactor.trigger.evaluate({
-      transcript: input.transcript,
-      tokens: input.tokens,
-      ...(input.reported === undefined ? {} : { reported: input.reported }),
-      ...(input.overheadTokens === undefined ? {} : { overheadTokens: input.overheadTokens }),
-      ...(input.point === undefined ? {} : { point: input.point }),
-    });
+  const decision = input.decision ?? compactor.trigger.evaluate(triggerInputOf(input));
   const step = { ...input, decision };
   let outcome: CompactOutcome;
   try {

@@ -1,7 +1,12 @@
 import type { Item } from '../transcript/types.js';
 import { replacedItemId } from './helpers/derived-item.js';
 import { isSummaryItem } from './summary.js';
-import type { CompactionBudget, CompactionResult, CompactionStrategy } from './types.js';
+import type {
+  CompactionBudget,
+  CompactionResult,
+  CompactionStrategy,
+  TriggerInput,
+} from './types.js';
 
 export function sameTranscript(left: readonly Item[], right: readonly Item[]): boolean {
   return (
@@ -55,4 +60,24 @@ export function addsSummary(before: readonly Item[], after: readonly Item[]): bo
   if (sameTranscript(before, after)) return false;
   const earlier = new Set(before);
   return after.some((item) => isSummaryItem(item) && !earlier.has(item));
+}
+
+/**
+ * The trigger's input for a transcript, with what the caller knows besides it (reported usage,
+ * the request's overhead, the mutation point); absent facts are left out.
+ */
+export function triggerInputOf(known: {
+  readonly transcript: TriggerInput['transcript'];
+  readonly tokens: TriggerInput['tokens'];
+  readonly reported?: TriggerInput['reported'] | undefined;
+  readonly overheadTokens?: number | undefined;
+  readonly point?: TriggerInput['point'] | undefined;
+}): TriggerInput {
+  return {
+    transcript: known.transcript,
+    tokens: known.tokens,
+    ...(known.reported === undefined ? {} : { reported: known.reported }),
+    ...(known.overheadTokens === undefined ? {} : { overheadTokens: known.overheadTokens }),
+    ...(known.point === undefined ? {} : { point: known.point }),
+  };
 }

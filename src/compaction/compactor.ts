@@ -1,4 +1,3 @@
-import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
 import { describeThrownText } from '../vocabulary/index.js';
 import { compactionDiff } from './compaction-hooks.js';
@@ -13,6 +12,7 @@ import {
   headroomLine,
   originalsWithin,
   sameTranscript,
+  triggerInputOf,
 } from './compactor-steps.js';
 import type {
   CompactInput,
@@ -36,7 +36,6 @@ import type {
   CompactionTier,
   MutationInput,
   MutationOutput,
-  MutationPoint,
   TriggerDecision,
   TriggerInput,
 } from './types.js';
@@ -128,32 +127,12 @@ function buildCompactor({
     return decision;
   }
 
-  /** The trigger's input for a transcript, with what the caller knows besides it. */
-  function triggerInput(
-    transcript: readonly Item[],
-    tokens: TokenCounter,
-    known: {
-      readonly reported?: TriggerInput['reported'] | undefined;
-      readonly overheadTokens?: number | undefined;
-      readonly point?: MutationPoint | undefined;
-    },
-  ): TriggerInput {
-    return {
-      transcript,
-      tokens,
-      ...(known.reported === undefined ? {} : { reported: known.reported }),
-      ...(known.overheadTokens === undefined ? {} : { overheadTokens: known.overheadTokens }),
-      ...(known.point === undefined ? {} : { point: known.point }),
-    };
-  }
-
   function budgetFor(input: CompactInput): {
     decision: TriggerDecision;
     budget: CompactionBudget;
     tokensBefore: number;
   } {
-    const decision =
-      input.decision ?? trigger.evaluate(triggerInput(input.transcript, input.tokens, input));
+    const decision = input.decision ?? trigger.evaluate(triggerInputOf(input));
     const tokensBefore = input.tokens.count(input.transcript);
     const budget = compactionBudgetFor({
       reason: input.reason,
@@ -358,9 +337,9 @@ function buildCompactor({
 
   /** As a plain mutator: when the trigger fires (or a refusal or the host asks), the ladder. */
   async function mutate(input: MutationInput): Promise<MutationOutput> {
-    const { transcript, tokens } = input;
+    const { transcript } = input;
     const reason = input.reason ?? 'threshold';
-    const decision = trigger.evaluate(triggerInput(transcript, tokens, input));
+    const decision = trigger.evaluate(triggerInputOf(input));
     // A provider refusal or a manual request compacts even when our own estimate says it fits.
     if (!decision.fire && reason === 'threshold') {
       return { dirty: false, metadata: { trigger: triggerFacts(decision) } };

@@ -1,4 +1,5 @@
 import { climbLadder } from '../compaction/compaction-ladder.js';
+import { sameTranscript } from '../compaction/compactor-steps.js';
 import type { CompactInput, Compactor } from '../compaction/compactor-types.js';
 import { replacedItemId } from '../compaction/helpers/derived-item.js';
 import type { ViewEntry } from '../log/events.js';
@@ -49,10 +50,7 @@ export async function compactOnce({
     },
   });
   const transcript = outcome.transcript;
-  const unchanged =
-    transcript.length === input.transcript.length &&
-    transcript.every((item, index) => item === input.transcript[index]);
-  if (unchanged) return undefined;
+  if (sameTranscript(input.transcript, transcript)) return undefined;
   const record = {
     stepNumber,
     reason: input.reason,
