@@ -1,5 +1,6 @@
 import type { Item } from '../transcript/types.js';
 import { replacedItemId } from './helpers/derived-item.js';
+import { sameItems } from './helpers/same-items.js';
 import { isSummaryItem } from './summary.js';
 import type {
   CompactionBudget,
@@ -9,10 +10,7 @@ import type {
 } from './types.js';
 
 export function sameTranscript(left: readonly Item[], right: readonly Item[]): boolean {
-  return (
-    left === right ||
-    (left.length === right.length && left.every((item, index) => item === right[index]))
-  );
+  return sameItems(left, right);
 }
 
 /**

@@ -134,6 +134,98 @@ function errorLinesOf(content: string, isError: boolean): string[] {
   return [...new Set(found.map((line) => clipCodePoints(line, maxLineCharacters)))];
 }
 
+/** What one tool call names: found once, folded into a ledger at the step it is folded at. */
+interface CallFacts {
+  readonly id: string;
+  readonly name: string;
+  /** The command it ran (whitespace flattened, clipped), when its arguments hold one. */
+  readonly command: string | undefined;
+  /** The path its arguments name under a usual key. */
+  readonly target: string | undefined;
+  /** What it did with `target`. */
+  readonly action: FileAction;
+  /** Every path its arguments mention, in order, without duplicates. */
+  readonly paths: readonly string[];
+  /** Every identifier its arguments mention, once per argument string that holds it. */
+  readonly identifiers: readonly string[];
+}
+
+interface ErrorLineFacts {
+  readonly line: string;
+  readonly paths: readonly string[];
+}
+
+/**
+ * What the ledger takes from one item, found by scanning its text: the same for every ledger
+ * the item is folded into, so it can be found once and kept (items never change). Folding it
+ * (`ArtifactLedger.appendWith`) only updates the ledger's tables.
+ */
+export type ItemLedgerFacts =
+  | {
+      readonly kind: 'user';
+      readonly paths: readonly string[];
+      readonly identifiers: readonly string[];
+    }
+  | {
+      readonly kind: 'assistant';
+      readonly paths: readonly string[];
+      readonly calls: readonly CallFacts[];
+    }
+  | { readonly kind: 'toolResult'; readonly errors: readonly ErrorLineFacts[] }
+  | { readonly kind: 'none' };
+
+const noFacts: ItemLedgerFacts = { kind: 'none' };
+
+function callFacts(call: ToolCall): CallFacts {
+  const command = commandOfToolCall(call.arguments);
+  const target = targetPath(call);
+  // One use per call of each path it names, the named target with the call's action.
+  const paths = new Set<string>();
+  const identifiers: string[] = [];
+  for (const text of argumentStrings(call.arguments)) {
+    for (const path of pathsIn(text)) paths.add(path);
+    identifiers.push(...findIdentifiers(text));
+  }
+  return {
+    id: call.id,
+    name: call.name,
+    command:
+      command === undefined
+        ? undefined
+        : clipCodePoints(command.replace(/\s+/g, ' '), maxLineCharacters),
+    target,
+    action: command === undefined ? actionOf(call.name) : 'used',
+    paths: [...paths],
+    identifiers,
+  };
+}
+
+/** What the ledger takes from `item` (`ItemLedgerFacts`), found by scanning it. */
+export function ledgerFactsOf(item: Item): ItemLedgerFacts {
+  switch (item.kind) {
+    case 'user': {
+      const text = userText(item);
+      return { kind: 'user', paths: pathsIn(text), identifiers: findIdentifiers(text) };
+    }
+    case 'assistant':
+      return {
+        kind: 'assistant',
+        paths: pathsIn(item.text ?? ''),
+        calls: (item.toolCalls ?? []).map(callFacts),
+      };
+    case 'toolResult':
+      return {
+        kind: 'toolResult',
+        errors: errorLinesOf(item.content, item.isError).map((line) => ({
+          line,
+          paths: pathsIn(line),
+        })),
+      };
+    case 'context':
+      return noFacts;
+  }
+}
+
 /**
  * The artifact trail of a session, derived from its log: the files the work touched (read,
  * edited, created), the commands it ran and how they ended, the errors it saw (and whether a
@@ -224,73 +316,70 @@ export class ArtifactLedger {
 
   /** Folds new items in; the cost grows with these items only. */
   append(items: readonly Item[]): void {
-    for (const item of items) this.#appendItem(item);
+    for (const item of items) this.#appendItem(item, ledgerFactsOf(item));
+  }
+
+  /**
+   * Folds new items in with what was found in each before (`ledgerFactsOf`, kept by the
+   * caller), so items folded into several ledgers are scanned once.
+   */
+  appendWith(items: readonly Item[], factsOf: (item: Item) => ItemLedgerFacts): void {
+    for (const item of items) this.#appendItem(item, factsOf(item));
   }
 
   get steps(): number {
     return this.#steps;
   }
 
-  #appendItem(item: Item): void {
-    switch (item.kind) {
-      case 'user': {
-        const text = userText(item);
-        for (const path of pathsIn(text)) this.#touch(path, 'mentioned');
-        for (const value of findIdentifiers(text)) this.#identifier(value);
+  #appendItem(item: Item, facts: ItemLedgerFacts): void {
+    switch (facts.kind) {
+      case 'user':
+        for (const path of facts.paths) this.#touch(path, 'mentioned');
+        for (const value of facts.identifiers) this.#identifier(value);
         return;
-      }
       case 'assistant':
         this.#steps += 1;
-        for (const path of pathsIn(item.text ?? '')) this.#touch(path, 'mentioned');
-        for (const call of item.toolCalls ?? []) this.#call(call);
+        for (const path of facts.paths) this.#touch(path, 'mentioned');
+        for (const call of facts.calls) this.#call(call);
         return;
       case 'toolResult':
-        this.#result(item.callId, item.toolName, item.content, item.isError);
+        if (item.kind === 'toolResult') {
+          this.#result(item.callId, item.toolName, item.isError, facts.errors);
+        }
         return;
-      case 'context':
+      case 'none':
         return;
     }
   }
 
-  #call(call: ToolCall): void {
-    const command = commandOfToolCall(call.arguments);
-    const target = targetPath(call);
-    const action = command === undefined ? actionOf(call.name) : 'used';
-    // One use per call of each path it names, the named target with the call's action.
-    const paths = new Set<string>();
-    for (const text of argumentStrings(call.arguments)) {
-      for (const path of pathsIn(text)) paths.add(path);
-      for (const value of findIdentifiers(text)) this.#identifier(value);
-    }
-    if (target !== undefined) this.#touch(target, action);
-    for (const path of paths) if (path !== target) this.#touch(path, 'used');
+  #call(call: CallFacts): void {
+    const { command, target } = call;
+    for (const value of call.identifiers) this.#identifier(value);
+    if (target !== undefined) this.#touch(target, call.action);
+    for (const path of call.paths) if (path !== target) this.#touch(path, 'used');
     if (command !== undefined) {
-      const key = clipCodePoints(command.replace(/\s+/g, ' '), maxLineCharacters);
-      const known = this.#commands.get(key);
-      this.#commands.delete(key);
-      this.#commands.set(key, {
-        command: key,
+      const known = this.#commands.get(command);
+      this.#commands.delete(command);
+      this.#commands.set(command, {
+        command,
         tool: call.name,
         runs: (known?.runs ?? 0) + 1,
         lastStep: this.#steps,
         outcome: 'pending',
       });
     }
-    const subject =
-      command === undefined
-        ? (target ?? undefined)
-        : clipCodePoints(command.replace(/\s+/g, ' '), maxLineCharacters);
-    this.#pending.set(call.id, {
-      tool: call.name,
-      subject,
-      command: subject === undefined || command === undefined ? undefined : subject,
-    });
+    const subject = command ?? target;
+    this.#pending.set(call.id, { tool: call.name, subject, command });
   }
 
-  #result(callId: string, toolName: string, content: string, isError: boolean): void {
+  #result(
+    callId: string,
+    toolName: string,
+    isError: boolean,
+    errors: readonly ErrorLineFacts[],
+  ): void {
     const call = this.#tables?.pending.get(callId);
     this.#pending.delete(callId);
-    const errors = errorLinesOf(content, isError);
     const failed = isError || errors.length > 0;
     const subject = call?.subject;
     if (call?.command !== undefined) {
@@ -306,8 +395,8 @@ export class ArtifactLedger {
       }
       this.#openErrors.delete(subject);
     }
-    for (const line of errors) {
-      for (const path of pathsIn(line)) this.#touch(path, 'mentioned');
+    for (const { line, paths } of errors) {
+      for (const path of paths) this.#touch(path, 'mentioned');
       // Seen again: it moves to the end, as the newest.
       this.#errors.delete(line);
       this.#errors.set(line, {

@@ -140,6 +140,8 @@ export interface SummaryWithTrailOptions {
   /** The loop's ledger; without one, a ledger of `items` is rendered. */
   readonly ledger: ArtifactLedger | undefined;
   readonly items: readonly Item[];
+  /** The ledger of `items`, when the caller made it already (it is then not made again). */
+  readonly itemsLedger?: ArtifactLedger;
   /** The summary's cap. */
   readonly maxTokens: number;
   readonly tokens: TokenCounter;
@@ -158,10 +160,11 @@ export function summaryWithTrail({
   maxTokens,
   tokens,
   kept,
+  itemsLedger,
 }: SummaryWithTrailOptions): string {
   return withArtifactTrail({
     text,
-    ledger: ledger ?? ledgerOf(items),
+    ledger: ledger ?? itemsLedger ?? ledgerOf(items),
     maxTokens: trailRoom(text, maxTokens, tokens),
     tokens,
     complete: ledger !== undefined,

@@ -6,11 +6,11 @@ import { headroomLine } from '../compactor-steps.js';
 import { requireNonNegative } from '../helpers/options.js';
 import { skippedResult } from '../helpers/result.js';
 import { atomicSpans, leadingContextCount } from '../helpers/structure.js';
-import { ledgerOf, summaryCapForTrail, summaryWithTrail } from '../ledger/trail-section.js';
+import { createLedgerMemo } from '../ledger/ledger-memo.js';
+import { createTrailMemo } from '../ledger/trail-memo.js';
 import { callSummaryBackend } from '../summarizers/call-backend.js';
 import { createSummaryChunker, fitPreviousSummary } from '../summarizers/chunk-input.js';
 import { createSummaryItem, summaryBody } from '../summary.js';
-import { fitSummaryText } from '../summary-fit.js';
 import { recordedGoal, withGoal } from '../summary-goal.js';
 import type { CompactionBudget, CompactionStrategy } from '../types.js';
 import { splitForSummary } from './summarize-older-split.js';
@@ -119,6 +119,8 @@ export function summarizeOlder({
   }
   if (timeoutMs !== undefined)
     requireNonNegative(owner, 'timeoutMs', timeoutMs, { positive: true });
+  const ledgerOfItems = createLedgerMemo();
+  const trail = createTrailMemo();
   return {
     name: 'summarizeOlder',
     async apply(
@@ -131,15 +133,18 @@ export function summarizeOlder({
         });
       }
       // Outside the loop (no session ledger) the trail is that of the items this strategy sees.
-      const trailLedger = ledger ?? ledgerOf(transcript.map((item) => originalOf?.(item) ?? item));
+      const originalItems = transcript.map((item) => originalOf?.(item) ?? item);
+      const itemsLedger = ledger === undefined ? ledgerOfItems(originalItems) : undefined;
+      const trailLedger = ledger ?? (itemsLedger as NonNullable<typeof itemsLedger>);
       const summaryCap =
         maxSummaryTokens ??
-        summaryCapForTrail({
+        trail.capFor({
           baseCap: summaryCapFor(budget),
           targetTokens: budget.targetTokens,
           frameTokens: SUMMARY_FRAME_TOKENS,
           ledger: trailLedger,
           tokens,
+          stable: itemsLedger !== undefined,
         });
       const split = splitForSummary({
         transcript,
@@ -206,17 +211,14 @@ export function summarizeOlder({
         maxSummaryTokens ?? summaryRoom(budget, summaryCap, tokens.count(kept), tokens),
         Math.max(MIN_SUMMARY_TOKENS, replaced - tokens.countItem(createSummaryItem('')) - 1),
       );
-      const fitted = fitSummaryText({
-        text: summaryWithTrail({
-          text: summary,
-          ledger,
-          items: transcript.map((item) => originalOf?.(item) ?? item),
-          maxTokens: fitTokens,
-          tokens,
-          kept,
-        }),
+      const fitted = trail.fitted({
+        text: summary,
+        ledger,
+        itemsLedger,
+        items: originalItems,
         maxTokens: fitTokens,
         tokens,
+        kept,
       });
 
       const summaryItem = createSummaryItem(fitted.text);

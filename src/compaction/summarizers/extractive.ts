@@ -1,6 +1,7 @@
 import { ConfigError } from '../../errors/config-error.js';
 import { sliceText } from '../../transcript/code-points.js';
 import type { Item } from '../../transcript/types.js';
+import { sameItems } from '../helpers/same-items.js';
 import { isSummaryItem, parseSummarySections, type SummarySection } from '../summary.js';
 import { GOAL_LABEL, goalLine } from '../summary-goal.js';
 import type { CompactionBackend, SummaryRequest, SummaryResult } from '../types.js';
@@ -338,9 +339,35 @@ export function extractiveSummarizer({
     return { text };
   }
 
+  // The summary is a function of the items, the summary folded forward and the instructions
+  // alone: a compaction run again over the same items (a retry) gets the latest one back
+  // without gathering it again. Items are compared as objects, so it is never one of others.
+  let latest:
+    | {
+        readonly transcript: readonly Item[];
+        readonly previousSummary: string | undefined;
+        readonly instructions: string | undefined;
+        readonly text: string;
+      }
+    | undefined;
+  function summarizeOnce(request: SummaryRequest): SummaryResult {
+    const { transcript, previousSummary, instructions } = request;
+    if (
+      latest !== undefined &&
+      latest.previousSummary === previousSummary &&
+      latest.instructions === instructions &&
+      sameItems(latest.transcript, transcript)
+    ) {
+      return { text: latest.text };
+    }
+    const { text } = summarizeNow(request);
+    latest = { transcript: [...transcript], previousSummary, instructions, text };
+    return { text };
+  }
+
   return {
     name: 'extractive',
     maxInputTokens,
-    summarize: async (request) => summarizeNow(request),
+    summarize: async (request) => summarizeOnce(request),
   };
 }
