@@ -21,6 +21,7 @@ import type {
   CompactorOptions,
   EmergencyOutcome,
 } from './compactor-types.js';
+import { resultTokensOf, withKnownTokens } from './helpers/known-tokens.js';
 import { requireNonNegative } from './helpers/options.js';
 import { pipeline } from './pipeline.js';
 import { pinPlan } from './plan/pin-plan.js';
@@ -275,18 +276,26 @@ function buildCompactor({
         : reason === 'overflow'
           ? largestAfter
           : firstTier;
-    const structuralResult = await tier1.apply({ ...request, transcript }, context);
+    // The tiers are told the totals already counted, so none counts the whole transcript again.
+    const structuralResult = await tier1.apply(
+      withKnownTokens({ ...request, transcript }, tokens, tokensBefore),
+      context,
+    );
     const strategies = appliedNames(tier1, transcript, structuralResult);
     let current = structuralResult.transcript;
     // A host strategy that writes a summary (summarizeOlder in a custom pipeline) is a summary.
     let tier: CompactionTier = addsSummary(transcript, current) ? 'summary' : 'structural';
     let summaryMetadata: Readonly<Record<string, unknown>> | undefined;
 
-    const stillAbove = tokens.count(current) > budget.targetTokens;
+    const structuralTokens = resultTokensOf(structuralResult, tokens);
+    const stillAbove = structuralTokens > budget.targetTokens;
     // Asked for by the host, the summary runs whatever the count: that is what `compact` asks.
     if ((stillAbove || reason === 'manual') && backend !== undefined) {
       const summaryStep = reason === 'manual' ? manualSummaryTier : summaryTier;
-      const summaryResult = await summaryStep.apply({ ...request, transcript: current }, context);
+      const summaryResult = await summaryStep.apply(
+        withKnownTokens({ ...request, transcript: current }, tokens, structuralTokens),
+        context,
+      );
       summaryMetadata = summaryResult.metadata;
       if (!sameTranscript(current, summaryResult.transcript)) {
         strategies.push(summaryTier.name);

@@ -1,5 +1,6 @@
 import type { Item } from '../../transcript/types.js';
 import { CLIPPED_ID_PREFIX } from '../helpers/clip-text.js';
+import { requestTokensOf } from '../helpers/known-tokens.js';
 import { changedResult, skippedResult } from '../helpers/result.js';
 import type { CompactionStrategy } from '../types.js';
 import { clipRequest } from './clip-latest-request.js';
@@ -29,12 +30,19 @@ const requestShare = 0.5;
 export function clipOversizedRequest(): CompactionStrategy {
   return {
     name: 'clipOversizedRequest',
-    async apply({ transcript, budget }, { tokens, originalOf }) {
+    async apply(request, { tokens, originalOf }) {
+      const { transcript, budget } = request;
       let index = transcript.length - 1;
       while (index >= 0 && transcript[index]?.kind !== 'user') index -= 1;
       const current = transcript[index];
       if (current?.kind !== 'user' || tokens.countItem(current) <= budget.targetTokens) {
-        return skippedResult(transcript, tokens, 'request_fits');
+        return skippedResult(
+          transcript,
+          tokens,
+          'request_fits',
+          {},
+          requestTokensOf(request, tokens),
+        );
       }
       // A copy cut before is cut again only from its original, never through its own note.
       const original = originalOf?.(current);

@@ -2,6 +2,7 @@ import type { TokenCounter } from '../../tokens/types.js';
 import type { Item, ToolResultItem } from '../../transcript/types.js';
 import { clipCapFor } from '../compactor-sizes.js';
 import { CLIPPED_ID_PREFIX, clipItemToFit } from '../helpers/clip-text.js';
+import { requestTokensOf } from '../helpers/known-tokens.js';
 import { requireNonNegative } from '../helpers/options.js';
 import { changedResult, skippedResult } from '../helpers/result.js';
 import { isPrunedToolResult } from '../helpers/tool-output-placeholder.js';
@@ -61,18 +62,29 @@ export function clipToolResults({ maxTokens }: ClipToolResultsOptions = {}): Com
   }
   return {
     name: 'clipToolResults',
-    async apply({ transcript, budget }, { tokens }) {
+    async apply(request, { tokens }) {
+      const { transcript, budget } = request;
       const limit = maxTokens ?? clipCapFor(budget);
-      const output: Item[] = [...transcript];
+      // Copied at the first clip: a pass that clips nothing allocates nothing.
+      let output: Item[] | undefined;
       let itemsChanged = 0;
       transcript.forEach((item, index) => {
         if (item.kind !== 'toolResult' || isPrunedToolResult(item) || isClipped(item)) return;
         const clipped = clipResult(item, limit, tokens);
         if (clipped === undefined) return;
+        output ??= [...transcript];
         output[index] = clipped;
         itemsChanged += 1;
       });
-      if (itemsChanged === 0) return skippedResult(transcript, tokens, 'nothing_to_clip');
+      if (output === undefined) {
+        return skippedResult(
+          transcript,
+          tokens,
+          'nothing_to_clip',
+          {},
+          requestTokensOf(request, tokens),
+        );
+      }
       return changedResult(transcript, output, tokens, { itemsRemoved: 0, itemsChanged });
     },
   };

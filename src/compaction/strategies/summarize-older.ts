@@ -3,9 +3,10 @@ import type { TokenCounter } from '../../tokens/types.js';
 import type { Item } from '../../transcript/types.js';
 import { MIN_SUMMARY_TOKENS, SUMMARY_FRAME_TOKENS, summaryCapFor } from '../compactor-sizes.js';
 import { headroomLine } from '../compactor-steps.js';
+import { requestTokensOf } from '../helpers/known-tokens.js';
 import { requireNonNegative } from '../helpers/options.js';
 import { skippedResult } from '../helpers/result.js';
-import { atomicSpans, leadingContextCount } from '../helpers/structure.js';
+import { leadingContextCount } from '../helpers/structure.js';
 import { createLedgerMemo } from '../ledger/ledger-memo.js';
 import { createTrailMemo } from '../ledger/trail-memo.js';
 import { callSummaryBackend } from '../summarizers/call-backend.js';
@@ -123,10 +124,8 @@ export function summarizeOlder({
   const trail = createTrailMemo();
   return {
     name: 'summarizeOlder',
-    async apply(
-      { transcript, budget, instructions },
-      { tokens, backend, signal, originalOf, ledger, loop },
-    ) {
+    async apply(request, { tokens, backend, signal, originalOf, ledger, loop }) {
+      const { transcript, budget, instructions } = request;
       if (backend === undefined) {
         throw new CompactionError('summarizeOlder needs a summarizer backend in its context', {
           code: 'no_backend',
@@ -169,7 +168,7 @@ export function summarizeOlder({
       let summariesTruncated = 0;
 
       const chunker = createSummaryChunker({
-        groups: atomicSpans(originals).map(({ start, end }) => originals.slice(start, end)),
+        items: originals,
         maxInputTokens: backend.maxInputTokens,
         tokens,
       });
@@ -206,9 +205,12 @@ export function summarizeOlder({
       const kept = [...split.keptContext, ...split.pinned, ...split.tail];
       // A summary must be smaller than what it replaces, or the compaction saves nothing: on a
       // short span the trail gives up its least important lines instead.
-      const replaced = tokens.count([...split.previousSummaries, ...split.toSummarize]);
+      // The split parts the transcript, and a count is the sum of its items' counts.
+      const tokensBefore = requestTokensOf(request, tokens);
+      const keptTokens = tokens.count(kept);
+      const replaced = tokensBefore - keptTokens;
       const fitTokens = Math.min(
-        maxSummaryTokens ?? summaryRoom(budget, summaryCap, tokens.count(kept), tokens),
+        maxSummaryTokens ?? summaryRoom(budget, summaryCap, keptTokens, tokens),
         Math.max(MIN_SUMMARY_TOKENS, replaced - tokens.countItem(createSummaryItem('')) - 1),
       );
       const fitted = trail.fitted({
@@ -223,7 +225,6 @@ export function summarizeOlder({
 
       const summaryItem = createSummaryItem(fitted.text);
       const output: Item[] = [summaryItem, ...kept];
-      const tokensBefore = tokens.count(transcript);
       const tokensAfter = tokens.count(output);
       if (tokensAfter >= tokensBefore) {
         return skippedResult(transcript, tokens, 'summary_not_smaller', {

@@ -1,6 +1,7 @@
 import { CompactionError } from '../../errors/compaction-error.js';
 import type { TokenCounter } from '../../tokens/types.js';
 import type { Item } from '../../transcript/types.js';
+import { atomicSpans } from '../helpers/structure.js';
 import { renderItemForSummary, renderSummaryInput } from './render.js';
 import { shrinkItemForSummary, truncateTextToTokens } from './truncate.js';
 
@@ -90,8 +91,8 @@ export interface SummaryChunker {
 }
 
 export interface SummaryChunkerOptions {
-  /** The part to summarize, split where the tool protocol allows (whole tool pairs and batches). */
-  readonly groups: readonly (readonly Item[])[];
+  /** The part to summarize; chunks end where the tool protocol allows (whole tool pairs and batches). */
+  readonly items: readonly Item[];
   readonly maxInputTokens: number;
   readonly tokens: TokenCounter;
 }
@@ -104,11 +105,23 @@ export interface SummaryChunkerOptions {
  * Chunks are planned one at a time because each depends on the size of the summary before it.
  */
 export function createSummaryChunker({
-  groups,
+  items,
   maxInputTokens,
   tokens,
 }: SummaryChunkerOptions): SummaryChunker {
-  const queue: Item[][] = groups.map((group) => [...group]);
+  // A backend without a limit (the extractive summarizer's default) takes it all in one call:
+  // nothing is split or measured.
+  if (maxInputTokens === Number.POSITIVE_INFINITY) {
+    let given = items.length === 0;
+    return {
+      done: () => given,
+      next: () => {
+        given = true;
+        return { items, truncatedItems: 0 };
+      },
+    };
+  }
+  const queue: Item[][] = atomicSpans(items).map(({ start, end }) => items.slice(start, end));
   let position = 0;
   const sizes = new WeakMap<Item, number>();
   const itemSize = (item: Item): number => {
@@ -130,12 +143,6 @@ export function createSummaryChunker({
   };
 
   function next(previousSummary: string | undefined): SummaryChunk {
-    if (maxInputTokens === Number.POSITIVE_INFINITY) {
-      // Everything fits a backend without a limit: one chunk, and no rendering to count.
-      const items = queue.slice(position).flat();
-      position = queue.length;
-      return { items, truncatedItems: 0 };
-    }
     const measure = (items: readonly Item[]): number =>
       summaryInputTokens({ transcript: items, previousSummary, tokens });
     const base = measure([]);
