@@ -10,8 +10,11 @@ import {
 } from 'loopkeeper';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ArtifactLedger, ledgerFactsOf } from '../../src/compaction/ledger/artifact-ledger.js';
+import { createLedgerMemo } from '../../src/compaction/ledger/ledger-memo.js';
 import { findFilePaths, findUrls } from '../../src/compaction/summarizers/extract-patterns.js';
 import { validTranscriptArbitrary } from '../support/arbitraries.js';
+import { loadDerivedTranscripts } from '../support/derived-transcripts.js';
 import { loadTranscriptFixtures } from '../support/transcripts.js';
 
 let tokens: TokenCounter;
@@ -169,5 +172,132 @@ describe('facts found once per item', () => {
       }),
       { numRuns: 50 },
     );
+  });
+});
+
+/** The longest recording (three customers' sessions as one), as items. */
+function largestFixture(): Item[] {
+  const fixture = [...loadTranscriptFixtures(), ...loadDerivedTranscripts()].sort(
+    (left, right) => right.messages.length - left.messages.length,
+  )[0];
+  if (fixture === undefined) throw new Error('no transcript fixture');
+  return fromChatMessages(fixture.messages);
+}
+
+/** A transcript's content without the ids (a summary gets a fresh id every time it is written). */
+const contentOf = (list: readonly Item[]) => list.map(({ id: _id, ...rest }) => rest);
+
+describe('a compaction run again over the same items', () => {
+  it('property: a ledger folded from facts found once is the ledger folded from the items', () => {
+    fc.assert(
+      fc.property(
+        validTranscriptArbitrary({ maxTurns: 4 }),
+        fc.array(factTextArbitrary, { minLength: 1, maxLength: 4 }),
+        (transcript, texts) => {
+          const items = transcript.map((item, index): Item => {
+            const text = texts[index % texts.length] as string;
+            if (item.kind === 'toolResult') return { ...item, content: `${item.content}\n${text}` };
+            if (item.kind === 'user') return { ...item, content: text };
+            return item;
+          });
+          const folded = new ArtifactLedger();
+          folded.append(items);
+          const memo = createLedgerMemo();
+          // Facts found for a part of the items first, then for all of them.
+          memo(items.slice(0, Math.ceil(items.length / 2)));
+          expect(memo(items).toJSON()).toEqual(folded.toJSON());
+          expect(memo(items)).toBe(memo(items));
+          const once = new ArtifactLedger();
+          once.appendWith(items, ledgerFactsOf);
+          expect(once.toJSON()).toEqual(folded.toJSON());
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('tokenizes no text again and writes what a fresh compactor writes over copies', async () => {
+    const items = largestFixture();
+    const counter = await createTokenCounter();
+    let textsCounted = 0;
+    const watching: TokenCounter = {
+      encoding: counter.encoding,
+      count: (list) => counter.count(list),
+      countItem: (item) => counter.countItem(item),
+      countText(text) {
+        textsCounted += 1;
+        return counter.countText(text);
+      },
+    };
+    const trigger = contextWindowTrigger({
+      window: Math.floor(counter.count(items) / 2),
+      outputReserve: 0,
+    });
+    const compactor = createCompactor({ trigger, backend: extractiveSummarizer() });
+    const signal = new AbortController().signal;
+    const input = { transcript: items, tokens: watching, reason: 'threshold' as const, signal };
+    const first = await compactor.compact(input);
+    expect(first.tier).toBe('summary');
+    textsCounted = 0;
+    const again = await compactor.compact(input);
+    // The trail, its cap and the summary's fit are remembered, not rendered and counted again.
+    expect(textsCounted).toBe(0);
+    expect(again.tokensAfter).toBe(first.tokensAfter);
+    expect(contentOf(again.transcript)).toEqual(contentOf(first.transcript));
+
+    const fresh = await createCompactor({ trigger, backend: extractiveSummarizer() }).compact({
+      ...input,
+      transcript: coldCopies(items),
+      tokens: await createTokenCounter(),
+    });
+    expect(contentOf(again.transcript)).toEqual(contentOf(fresh.transcript));
+  });
+
+  it('writes the summary of its own budget, items and instructions, never the one it remembers', async () => {
+    const items = largestFixture();
+    const counter = await createTokenCounter();
+    const total = counter.count(items);
+    const trigger = contextWindowTrigger({ window: Math.floor(total / 2), outputReserve: 0 });
+    // A fixed tail, so a budget alone changes the summary's size and nothing else.
+    const options = { trigger, summary: { keepRecentTokens: 500 } };
+    const compactor = createCompactor({ ...options, backend: extractiveSummarizer() });
+    const signal = new AbortController().signal;
+    const decisionFor = (maxTokens: number) => ({
+      fire: true,
+      tokens: total,
+      basis: 'estimate' as const,
+      budget: { maxTokens, targetTokens: Math.floor(maxTokens * 0.6) },
+    });
+    // Each case differs from the one before in one thing only.
+    const cases = [
+      { transcript: items, decision: decisionFor(Math.floor(total / 2)) },
+      { transcript: items, decision: decisionFor(Math.floor(total / 4)) },
+      {
+        transcript: items,
+        decision: decisionFor(Math.floor(total / 4)),
+        instructions: 'Keep the test names.',
+      },
+      {
+        transcript: items.slice(0, -6),
+        decision: decisionFor(Math.floor(total / 4)),
+        instructions: 'Keep the test names.',
+      },
+    ];
+    const summaries = new Set<string>();
+    for (const step of cases) {
+      const input = { ...step, tokens: counter, reason: 'threshold' as const, signal };
+      const outcome = await compactor.compact(input);
+      const fresh = await createCompactor({ ...options, backend: extractiveSummarizer() }).compact({
+        ...input,
+        transcript: coldCopies(step.transcript),
+        tokens: await createTokenCounter(),
+      });
+      expect(outcome.tier).toBe('summary');
+      expect(contentOf(outcome.transcript)).toEqual(contentOf(fresh.transcript));
+      const summary = outcome.transcript[0];
+      summaries.add(summary?.kind === 'context' ? summary.text : '');
+    }
+    // Each case is a different summary, so none was a remembered one by mistake.
+    expect(summaries.size).toBe(cases.length);
   });
 });
