@@ -8,21 +8,33 @@ const fileExtensions =
   'rs|go|java|kt|c|h|cc|cpp|hpp|cs|rb|php|swift|scala|html|htm|css|scss|sql|csv|tsv|xml|lock|log|' +
   'ipynb|dockerfile|gradle|patch|diff|pem|key|zip|tar|gz|png|jpg|jpeg|gif|svg|pdf';
 
-const pathPatterns: readonly RegExp[] = [
+/**
+ * Each pattern with a character every match of it holds, so a text without it is not scanned
+ * by that pattern: a path pattern tried at every word of a long text costs more than the check.
+ */
+const pathPatterns: readonly { readonly pattern: RegExp; readonly needs: string }[] = [
   // Absolute, home-relative and dot-relative paths: /testbed/src/x.py, ~/notes, ./run.sh
-  /(?<![\w:/.~<-])(?:~|\.{1,2})?\/(?:[\w.@+-]+\/)*[\w@+-][\w.@+-]*/g,
+  { pattern: /(?<![\w:/.~<-])(?:~|\.{1,2})?\/(?:[\w.@+-]+\/)*[\w@+-][\w.@+-]*/g, needs: '/' },
   // Relative paths with a directory and an extension: src/app/main.ts
-  /(?<![\w:/.~@+-])(?:[\w@+-][\w.@+-]*\/)+[\w@+-][\w.@+-]*\.[A-Za-z0-9]{1,10}\b/g,
+  {
+    pattern: /(?<![\w:/.~@+-])(?:[\w@+-][\w.@+-]*\/)+[\w@+-][\w.@+-]*\.[A-Za-z0-9]{1,10}\b/g,
+    needs: '/',
+  },
   // Bare file names with a well-known extension: setup.py, package.json
-  new RegExp(`(?<![\\w/.@+-])[\\w@+-][\\w.@+-]*\\.(?:${fileExtensions})\\b(?![\\w/-])`, 'gi'),
+  {
+    pattern: new RegExp(
+      `(?<![\\w/.@+-])[\\w@+-][\\w.@+-]*\\.(?:${fileExtensions})\\b(?![\\w/-])`,
+      'gi',
+    ),
+    needs: '.',
+  },
 ];
 
 /** File paths mentioned in the text, in order of first appearance, without duplicates. */
 export function findFilePaths(text: string): string[] {
   const found: { index: number; path: string }[] = [];
-  // Every pattern needs a slash or a dot; most outputs have both, but a scan for one is cheap.
-  if (!text.includes('/') && !text.includes('.')) return [];
-  for (const pattern of pathPatterns) {
+  for (const { pattern, needs } of pathPatterns) {
+    if (!text.includes(needs)) continue;
     for (const match of text.matchAll(pattern)) {
       const path = match[0].replace(/[.,;:]+$/, '');
       // A lone "/" or a path made only of dots and slashes names nothing worth keeping.

@@ -71,8 +71,11 @@ function userText(item: Item): string {
   return item.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
 }
 
-/** Every piece of text of an item in which paths and errors may appear. */
-function textsOf(item: Item): string[] {
+/**
+ * Every piece of text of an item in which paths and errors may appear; an assistant item's
+ * tool-call argument strings are `callStrings`, one list per call.
+ */
+function textsOf(item: Item, callStrings: readonly (readonly string[])[]): string[] {
   switch (item.kind) {
     case 'user':
       return [userText(item)];
@@ -82,17 +85,14 @@ function textsOf(item: Item): string[] {
     case 'toolResult':
       return [item.content];
     case 'assistant':
-      return [
-        item.text ?? '',
-        ...(item.toolCalls ?? []).flatMap((call) => argumentStrings(call.arguments)),
-      ];
+      return [item.text ?? '', ...callStrings.flat()];
   }
 }
 
-/** The error lines of one item's texts, in order (before clipping and deduplication). */
-function itemErrorLines(item: Item): string[] {
+/** The error lines of one item's texts (`textsOf`), in order (before clipping and deduplication). */
+function itemErrorLines(item: Item, texts: readonly string[]): string[] {
   const lines: string[] = [];
-  for (const text of textsOf(item)) {
+  for (const text of texts) {
     const candidates = text
       .split('\n')
       .map((line) => line.trim())
@@ -128,16 +128,18 @@ interface ItemFacts {
 }
 
 function itemFacts(item: Item, maxLineLength: number): ItemFacts {
-  const texts = textsOf(item);
   const calls = item.kind === 'assistant' ? (item.toolCalls ?? []) : [];
+  // Each call's arguments parsed once, for its texts and its identifiers.
+  const callStrings = calls.map((call) => argumentStrings(call.arguments));
+  const texts = textsOf(item, callStrings);
   return {
     paths: texts.flatMap(findFilePaths),
     urls: texts.flatMap(findUrls),
-    errorLines: itemErrorLines(item).map((line) => clip(line, maxLineLength)),
+    errorLines: itemErrorLines(item, texts).map((line) => clip(line, maxLineLength)),
     identifiers:
       item.kind === 'user'
         ? findIdentifiers(userText(item))
-        : calls.flatMap((call) => argumentStrings(call.arguments).flatMap(findIdentifiers)),
+        : callStrings.flatMap((strings) => strings.flatMap(findIdentifiers)),
     // A command says what was run; other calls keep their arguments, where the identifiers are.
     calls: calls.map((call) => {
       const command = commandOfToolCall(call.arguments);
