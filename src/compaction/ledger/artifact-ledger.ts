@@ -1,12 +1,14 @@
 import type { SessionEvent } from '../../log/events.js';
 import type { Item, ToolCall } from '../../transcript/types.js';
 import {
-  argumentStrings,
-  commandOfToolCall,
+  argumentStringsOf,
+  commandOfArguments,
   findFilePaths,
   findIdentifiers,
   findUrls,
   looksLikeError,
+  type ParsedArguments,
+  parseArguments,
 } from '../summarizers/extract-patterns.js';
 import { clipCodePoints } from './clip-code-points.js';
 
@@ -85,19 +87,16 @@ function actionOf(toolName: string): FileAction {
   return 'used';
 }
 
-function parsedArguments(text: string): Record<string, unknown> | undefined {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
+function argumentsRecord(parsed: ParsedArguments): Record<string, unknown> | undefined {
+  if (parsed === 'invalid') return undefined;
+  const { value } = parsed;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
-function targetPath(call: ToolCall): string | undefined {
-  const record = parsedArguments(call.arguments);
+function targetPath(parsed: ParsedArguments): string | undefined {
+  const record = argumentsRecord(parsed);
   for (const key of pathKeys) {
     const value = record?.[key];
     if (typeof value === 'string' && value.trim() !== '') return value.trim();
@@ -177,12 +176,13 @@ export type ItemLedgerFacts =
 const noFacts: ItemLedgerFacts = { kind: 'none' };
 
 function callFacts(call: ToolCall): CallFacts {
-  const command = commandOfToolCall(call.arguments);
-  const target = targetPath(call);
+  const parsed = parseArguments(call.arguments);
+  const command = commandOfArguments(parsed);
+  const target = targetPath(parsed);
   // One use per call of each path it names, the named target with the call's action.
   const paths = new Set<string>();
   const identifiers: string[] = [];
-  for (const text of argumentStrings(call.arguments)) {
+  for (const text of argumentStringsOf(call.arguments, parsed)) {
     for (const path of pathsIn(text)) paths.add(path);
     identifiers.push(...findIdentifiers(text));
   }

@@ -107,38 +107,51 @@ export function findIdentifiers(text: string): string[] {
 
 const commandKeys = ['command', 'cmd', 'script', 'shell', 'code', 'query'];
 
+/** Tool-call arguments parsed once: the JSON value, or `invalid` when the text is not JSON. */
+export type ParsedArguments = { readonly value: unknown } | 'invalid';
+
+/** `argumentsText` parsed for the functions below that take parsed arguments. */
+export function parseArguments(argumentsText: string): ParsedArguments {
+  try {
+    return { value: JSON.parse(argumentsText) };
+  } catch {
+    return 'invalid';
+  }
+}
+
 /**
  * The command a tool call ran, when its arguments hold one under a usual key (`command`,
  * `cmd`, ...), else undefined.
  */
 export function commandOfToolCall(argumentsText: string): string | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(argumentsText);
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const record = parsed as Record<string, unknown>;
+  return commandOfArguments(parseArguments(argumentsText));
+}
+
+/** `commandOfToolCall` of arguments parsed already. */
+export function commandOfArguments(parsed: ParsedArguments): string | undefined {
+  if (parsed === 'invalid') return undefined;
+  const { value } = parsed;
+  if (typeof value !== 'object' || value === null) return undefined;
+  const record = value as Record<string, unknown>;
   for (const key of commandKeys) {
-    const value = record[key];
-    if (typeof value === 'string' && value.trim() !== '') return value.trim();
+    const found = record[key];
+    if (typeof found === 'string' && found.trim() !== '') return found.trim();
   }
   return undefined;
 }
 
 /** Every string and number inside tool-call arguments (numbers as digits), or the raw text when it is not JSON. */
 export function argumentStrings(argumentsText: string): string[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(argumentsText);
-  } catch {
-    return [argumentsText];
-  }
+  return argumentStringsOf(argumentsText, parseArguments(argumentsText));
+}
+
+/** `argumentStrings` of arguments parsed already (`parsed` is `parseArguments(argumentsText)`). */
+export function argumentStringsOf(argumentsText: string, parsed: ParsedArguments): string[] {
+  if (parsed === 'invalid') return [argumentsText];
   const strings: string[] = [];
   // An explicit stack, not recursion: arguments nested 100,000 levels deep (a model can send
   // them) must not overflow the stack of the loop that folds them into its ledger.
-  const stack: unknown[] = [parsed];
+  const stack: unknown[] = [parsed.value];
   while (stack.length > 0) {
     const value = stack.pop();
     if (typeof value === 'string') strings.push(value);

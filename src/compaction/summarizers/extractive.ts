@@ -6,13 +6,14 @@ import { isSummaryItem, parseSummarySections, type SummarySection } from '../sum
 import { GOAL_LABEL, goalLine } from '../summary-goal.js';
 import type { CompactionBackend, SummaryRequest, SummaryResult } from '../types.js';
 import {
-  argumentStrings,
-  commandOfToolCall,
+  argumentStringsOf,
+  commandOfArguments,
   findFilePaths,
   findIdentifiers,
   findUrls,
   looksLikeConstraint,
   looksLikeError,
+  parseArguments,
 } from './extract-patterns.js';
 
 export interface ExtractiveSummarizerOptions {
@@ -130,7 +131,10 @@ interface ItemFacts {
 function itemFacts(item: Item, maxLineLength: number): ItemFacts {
   const calls = item.kind === 'assistant' ? (item.toolCalls ?? []) : [];
   // Each call's arguments parsed once, for its texts and its identifiers.
-  const callStrings = calls.map((call) => argumentStrings(call.arguments));
+  const parsed = calls.map((call) => parseArguments(call.arguments));
+  const callStrings = calls.map((call, index) =>
+    argumentStringsOf(call.arguments, parsed[index] ?? 'invalid'),
+  );
   const texts = textsOf(item, callStrings);
   return {
     paths: texts.flatMap(findFilePaths),
@@ -141,8 +145,8 @@ function itemFacts(item: Item, maxLineLength: number): ItemFacts {
         ? findIdentifiers(userText(item))
         : callStrings.flatMap((strings) => strings.flatMap(findIdentifiers)),
     // A command says what was run; other calls keep their arguments, where the identifiers are.
-    calls: calls.map((call) => {
-      const command = commandOfToolCall(call.arguments);
+    calls: calls.map((call, index) => {
+      const command = commandOfArguments(parsed[index] ?? 'invalid');
       return command === undefined
         ? `${call.name} ${clip(call.arguments, maxLineLength)}`
         : `${call.name}: \`${clip(command, maxLineLength)}\``;
