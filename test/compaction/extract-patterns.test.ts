@@ -41,6 +41,25 @@ const pieces = [
   'client',
   'err',
   'or',
+  // A word of each of the other patterns, so every one of them is tried.
+  'Traceback (most recent call last)',
+  'exit code 1',
+  'exited with status 2',
+  'E501',
+  'w123',
+  'F40',
+  'fatal',
+  'PANIC',
+  'FAILED',
+  'not found',
+  'command not found',
+  'No such file or directory',
+  'Permission denied',
+  'Segmentation fault',
+  'invalid',
+  'cannot',
+  'unable to',
+  'syntax error',
 ];
 
 describe('looksLikeError', () => {

@@ -72,9 +72,17 @@ const errorLinePatterns: readonly RegExp[] = [
   /\b[EFW]\d{3}\b/,
 ];
 
+/**
+ * A word every error-line pattern's match holds (`not found` of `command not found`, `fail` of
+ * `failed`, `denied` of `Permission denied`, ...), case aside: a line without one matches none
+ * of them, and most lines of an output have none, so one scan rules them out instead of six.
+ */
+const errorLineWords =
+  /error|fatal|panic|exception|fail|traceback|not found|no such file|denied|invalid|cannot|unable to|segmentation|exit|[efw]\d{3}/i;
+
 /** Whether a line reads like an error message. */
 export function looksLikeError(line: string): boolean {
-  return errorLinePatterns.some((pattern) => pattern.test(line));
+  return errorLineWords.test(line) && errorLinePatterns.some((pattern) => pattern.test(line));
 }
 
 /**
