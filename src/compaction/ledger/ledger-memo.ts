@@ -11,9 +11,11 @@ import { ArtifactLedger, type ItemLedgerFacts, ledgerFactsOf } from './artifact-
  * be appended to: the next call may return the same one.
  */
 export function createLedgerMemo(): (items: readonly Item[]) => ArtifactLedger {
-  // Held as long as the items are: a compactor outlives the transcripts it compacted.
-  const facts = new WeakMap<Item, ItemLedgerFacts>();
+  // Held as long as the items are: a compactor outlives the transcripts it compacted. Made at
+  // the first compaction: a compactor of a loop that never compacts holds no map.
+  let facts: WeakMap<Item, ItemLedgerFacts> | undefined;
   const factsOf = (item: Item): ItemLedgerFacts => {
+    facts ??= new WeakMap();
     let found = facts.get(item);
     if (found === undefined) {
       found = ledgerFactsOf(item);
