@@ -8,9 +8,10 @@ import {
   type Item,
   pruneToolResults,
 } from 'loopkeeper';
+import { ArtifactLedger } from 'loopkeeper/compaction';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ArtifactLedger, ledgerFactsOf } from '../../src/compaction/ledger/artifact-ledger.js';
+import { ledgerFactsOf } from '../../src/compaction/ledger/artifact-ledger.js';
 import { createLedgerMemo } from '../../src/compaction/ledger/ledger-memo.js';
 import { findFilePaths, findUrls } from '../../src/compaction/summarizers/extract-patterns.js';
 import { validTranscriptArbitrary } from '../support/arbitraries.js';
