@@ -27,6 +27,7 @@ import {
   statusTool,
 } from './support/approval-session.js';
 import { stepsOffTheMachine } from './support/machine-paths.js';
+import { replayAgainstMachine } from './support/replay-follows-machine.js';
 
 let directory: string;
 let session: ApprovalSession;
@@ -126,6 +127,12 @@ describe('replaySteps on runs that wait for approval', () => {
     expect(
       stepsOffTheMachine(replaySteps({ sessionId: session.sessionId, events: resumedEvents })),
     ).toEqual([]);
+  });
+
+  it('is the real machine on decided, paused and resumed runs: every step is its transition', () => {
+    for (const events of [session.events, resumedEvents]) {
+      expect(replayAgainstMachine({ sessionId: session.sessionId, events }).problems).toEqual([]);
+    }
   });
 
   it('gives the approval telemetry of the live run: requests, decisions, and starts and finishes only of calls that ran', () => {

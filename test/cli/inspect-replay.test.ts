@@ -28,6 +28,7 @@ import { type ReplayStep, replaySteps } from '../../src/cli/inspect/replay-steps
 import { runCli } from '../../src/cli/main.js';
 import { recordTelemetry, sharedTokenCounter } from '../support/loop-harness.js';
 import { stepsOffTheMachine } from './support/machine-paths.js';
+import { replayAgainstMachine } from './support/replay-follows-machine.js';
 
 const fetchPage = defineTool({
   name: 'fetch_page',
@@ -112,6 +113,21 @@ describe('replaySteps', () => {
 
   it('moves only along transitions of the real machine, through states the log does not show', () => {
     expect(stepsOffTheMachine(replaySteps({ sessionId, events }))).toEqual([]);
+  });
+
+  it('is the real machine: every step is the transition agentLoopMachine takes from the snapshot before', () => {
+    const { problems, steps, taken } = replayAgainstMachine({ sessionId, events });
+    expect(problems).toEqual([]);
+    // The budget checks were taken too, but are not shown: the log has no trace of them.
+    expect(taken).toBeGreaterThan(steps.length);
+  });
+
+  it('stamps telemetry with the times in the log, so a replay gives the same steps every time', () => {
+    const steps = replaySteps({ sessionId, events });
+    const times = new Set(events.map((event) => Date.parse(event.at)));
+    const telemetry = steps.flatMap((step) => step.telemetry);
+    expect(telemetry.filter((event) => !times.has(event.at))).toEqual([]);
+    expect(replaySteps({ sessionId, events })).toEqual(steps);
   });
 
   it('gives the telemetry of the live run, in order, with the same facts', () => {

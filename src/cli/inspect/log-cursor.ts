@@ -6,45 +6,48 @@ import type { ToolCall } from '../../transcript/types.js';
  * the actors of the replayed loop answer from the events after it.
  */
 export class LogCursor {
-  #position = 0;
-  #answered = 0;
-  #openCalls: readonly ToolCall[] = [];
+  position = 0;
+  /** Inferences of the current run whose answer is read. */
+  answered = 0;
+  /** Tool calls of the latest answer read that have no result read yet. */
+  openCalls: readonly ToolCall[] = [];
 
   constructor(readonly events: readonly SessionEvent[]) {}
 
   /** The event `offset` places after the part read; undefined past the end of the log. */
   peek(offset = 0): SessionEvent | undefined {
-    return this.events[this.#position + offset];
+    return this.events[this.position + offset];
   }
 
   /** The last event read: the replay's clock (`at`) and the `seq` of the step it is in. */
   get last(): SessionEvent | undefined {
-    return this.events[this.#position - 1];
-  }
-
-  /** Inferences of the current run whose answer is read. */
-  get answered(): number {
-    return this.#answered;
-  }
-
-  /** Tool calls of the latest answer read that have no result read yet. */
-  get openCalls(): readonly ToolCall[] {
-    return this.#openCalls;
+    return this.events[this.position - 1];
   }
 
   read(count: number): void {
-    for (const event of this.events.slice(this.#position, this.#position + count)) {
-      if (event.type === 'run-started') this.#answered = 0;
-      if (event.type !== 'items-appended') continue;
-      for (const item of event.items) {
-        if (item.kind === 'assistant') {
-          this.#answered += 1;
-          this.#openCalls = item.toolCalls ?? [];
-        } else if (item.kind === 'toolResult') {
-          this.#openCalls = this.#openCalls.filter((call) => call.id !== item.callId);
-        }
+    const events = this.events.slice(this.position, this.position + count);
+    this.position += count;
+    for (const event of events) {
+      if (event.type === 'run-started') this.answered = 0;
+      for (const item of event.type === 'items-appended' ? event.items : []) {
+        if (item.kind === 'assistant')
+          [this.answered, this.openCalls] = [this.answered + 1, item.toolCalls ?? []];
+        if (item.kind === 'toolResult')
+          this.openCalls = this.openCalls.filter((call) => call.id !== item.callId);
       }
     }
-    this.#position += count;
+  }
+
+  /** Where the run ends next without another step: after the results written for open calls. */
+  runEnd(): { readonly offset: number; readonly event: SessionEvent } | undefined {
+    let offset = 0;
+    while (toolResultsOnly(this.peek(offset))) offset += 1;
+    const event = this.peek(offset);
+    return event?.type === 'run-finished' || event?.type === 'run-started'
+      ? { offset, event }
+      : undefined;
   }
 }
+
+export const toolResultsOnly = (event: SessionEvent | undefined) =>
+  event?.type === 'items-appended' && event.items.every((item) => item.kind === 'toolResult');

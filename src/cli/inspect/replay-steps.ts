@@ -37,7 +37,7 @@ export interface ReplayStep {
   readonly seq: number;
 }
 
-type Snapshot = SnapshotFrom<typeof agentLoopMachine>;
+export type LoopSnapshot = SnapshotFrom<typeof agentLoopMachine>;
 type Draft = { -readonly [Key in keyof ReplayStep]: ReplayStep[Key] } & {
   telemetry: TelemetryEvent[];
 };
@@ -59,9 +59,16 @@ const UNLOGGED = new Set(['running.checkingBudget', 'running.mutating', 'running
 export function replaySteps({
   sessionId,
   events,
+  onTransition,
 }: {
   readonly sessionId: string;
   readonly events: readonly SessionEvent[];
+  /** Sees every step the machine takes, shown or not: from which snapshot, on which event, to which. */
+  readonly onTransition?: (step: {
+    from: LoopSnapshot;
+    event: ReplayStep['event'];
+    to: LoopSnapshot;
+  }) => void;
 }): ReplayStep[] {
   const log = new LogCursor(events);
   const { actors, readAnswer } = logActors(log);
@@ -84,6 +91,7 @@ export function replaySteps({
       log.read(1);
       continue;
     }
+    onTransition?.({ from: snapshot, event, to: next });
     snapshot = next;
     const at = log.last === undefined ? 0 : Date.parse(log.last.at);
     const draft: Draft = {
@@ -107,14 +115,8 @@ export function replaySteps({
   function answered(child: AnyActorRef, answer: LogAnswer): ReplayStep['event'] {
     log.read(answer.read);
     open?.telemetry.push(...(answer.started ?? []));
-    if (
-      open !== undefined &&
-      answer.read === 0 &&
-      answer.status === 'done' &&
-      UNLOGGED.has(open.state)
-    ) {
-      hidden.add(open);
-    }
+    const traceless = answer.read === 0 && answer.status === 'done';
+    if (open !== undefined && traceless && UNLOGGED.has(open.state)) hidden.add(open);
     carried = answer.finished ?? [];
     return answer.status === 'done'
       ? { type: `xstate.done.actor.${child.id}`, output: answer.output, actorId: child.id }
@@ -122,65 +124,41 @@ export function replaySteps({
   }
 
   /** What the host sent next, as the log shows it; undefined when the log ends. */
-  function hostEvent(current: Snapshot): ReplayStep['event'] | undefined {
+  function hostEvent(current: LoopSnapshot): ReplayStep['event'] | undefined {
     const next = log.peek();
     if (next === undefined) return undefined;
     if (current.matches('idle')) {
       if (next.type === 'run-started') {
         log.read(1);
         const user = log.peek();
-        const item =
-          user?.type === 'items-appended'
-            ? user.items.find((one) => one.kind === 'user')
-            : undefined;
-        return {
-          type: 'user.message',
-          content: item?.kind === 'user' ? item.content : '',
-          runId: next.runId,
-        };
+        const item = user?.type === 'items-appended' ? user.items.find(isUser) : undefined;
+        const content = item?.kind === 'user' ? item.content : '';
+        return { type: 'user.message', content, runId: next.runId };
       }
-      if (
-        next.type === 'transcript-replaced' &&
-        next.reason === 'manual' &&
-        next.tier !== 'mutator'
-      ) {
-        return { type: 'compact' };
-      }
+      const manual = next.type === 'transcript-replaced' && next.reason === 'manual';
+      if (manual && next.tier !== 'mutator') return { type: 'compact' };
     } else if (current.matches('running')) {
       if (next.type === 'approval-decided') {
         const reason = next.reason === undefined ? {} : { reason: next.reason };
         return { type: 'tool.approval', callId: next.callId, approved: next.approved, ...reason };
       }
-      if (runEndsAhead()) return { type: 'abort' };
+      if (log.runEnd() !== undefined) return { type: 'abort' };
     }
     // An event this replay cannot place (or, between runs, one it does not show): skipped.
     log.read(1);
     return hostEvent(current);
   }
 
-  /** The run ends next without finishing its step: closing results, then its end or another run. */
-  function runEndsAhead(outcome?: string): boolean {
-    let offset = 0;
-    while (toolResultsOnly(log.peek(offset))) offset += 1;
-    const end = log.peek(offset);
-    if (end?.type === 'run-finished') return outcome === undefined || end.outcome === outcome;
-    return outcome === undefined && end?.type === 'run-started';
-  }
-
   /** An abort ends the run here (tools that were running keep their results). */
-  function abortAhead(current: Snapshot): boolean {
-    return (
-      current.matches('running') &&
-      !current.matches({ running: 'toolResult' }) &&
-      runEndsAhead('aborted')
-    );
+  function abortAhead(current: LoopSnapshot): boolean {
+    const end = log.runEnd()?.event;
+    const aborted = end?.type === 'run-finished' && end.outcome === 'aborted';
+    return aborted && current.matches('running') && !current.matches({ running: 'toolResult' });
   }
 }
 
 const hidden = new WeakSet<object>();
-
-const toolResultsOnly = (event: SessionEvent | undefined) =>
-  event?.type === 'items-appended' && event.items.every((item) => item.kind === 'toolResult');
+const isUser = ({ kind }: { readonly kind: string }) => kind === 'user';
 
 function pathOf(value: unknown): string {
   if (typeof value !== 'object' || value === null) return String(value);
@@ -188,7 +166,7 @@ function pathOf(value: unknown): string {
   return `${parent}.${pathOf(child)}`;
 }
 
-function replayContextOf(context: Snapshot['context']): ReplayContext {
+function replayContextOf(context: LoopSnapshot['context']): ReplayContext {
   const { sessionId, runId, runs, steps, consecutiveCompactions, compactionReason } = context;
   const { lastUsage, lastError, lastOutcome } = context;
   return {
