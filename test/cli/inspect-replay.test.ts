@@ -27,7 +27,6 @@ import { publishReplay, stateValueOf } from '../../src/cli/inspect/publish-repla
 import { type ReplayStep, replaySteps } from '../../src/cli/inspect/replay-steps.js';
 import { runCli } from '../../src/cli/main.js';
 import { recordTelemetry, sharedTokenCounter } from '../support/loop-harness.js';
-import { stepsOffTheMachine } from './support/machine-paths.js';
 import { replayAgainstMachine } from './support/replay-follows-machine.js';
 
 const fetchPage = defineTool({
@@ -111,11 +110,7 @@ describe('replaySteps', () => {
     });
   });
 
-  it('moves only along transitions of the real machine, through states the log does not show', () => {
-    expect(stepsOffTheMachine(replaySteps({ sessionId, events }))).toEqual([]);
-  });
-
-  it('is the real machine: every step is the transition agentLoopMachine takes from the snapshot before', () => {
+  it('moves only along transitions of the real machine: each is the one agentLoopMachine takes from the snapshot before', () => {
     const { problems, steps, taken } = replayAgainstMachine({ sessionId, events });
     expect(problems).toEqual([]);
     // The budget checks were taken too, but are not shown: the log has no trace of them.
