@@ -41,16 +41,20 @@ const failedRun = (event: SessionEvent | undefined) =>
 
 function compact(_input: unknown, log: LogCursor): LogAnswer<CompactOutput> | undefined {
   const next = log.peek();
-  const { tier, strategies, tokensBefore, tokensAfter } = marker(next, 'structural', 'summary') ?? {
-    ...{ tier: 'structural', strategies: [], tokensBefore: 0, tokensAfter: 0 },
-  };
-  // A compaction the emergency prune follows left the history over the line; one the log does
-  // not show (only the prune is there) changed nothing.
-  const changed = marker(next, 'structural', 'summary') !== undefined;
-  if (!changed && !marker(next, 'emergency')) return failedRun(next);
-  const status = changed && !marker(log.peek(1), 'emergency') ? 'effective' : 'ineffective';
-  const output = { status, changed, tier, strategies, tokensBefore, tokensAfter } as const;
-  return done({ ...output, durationMs: 0, metadata: {} }, changed ? 1 : 0);
+  const compaction = marker(next, 'structural', 'summary');
+  // One the log does not show (only an emergency prune follows) changed nothing.
+  if (compaction === undefined && !marker(next, 'emergency')) return failedRun(next);
+  const {
+    tier = 'structural',
+    strategies = [],
+    tokensBefore = 0,
+    tokensAfter = 0,
+  } = compaction ?? {};
+  // A compaction the emergency prune follows left the history over the line.
+  const effective = compaction !== undefined && !marker(log.peek(1), 'emergency');
+  const output = { tier, strategies, tokensBefore, tokensAfter, durationMs: 0, metadata: {} };
+  const status = effective ? 'effective' : 'ineffective';
+  return done({ status, changed: compaction !== undefined, ...output }, compaction ? 1 : 0);
 }
 
 /** A run's end: the results written for calls still open, then `run-finished`. */

@@ -38,6 +38,7 @@ export interface ReplayStep {
 }
 
 export type LoopSnapshot = SnapshotFrom<typeof agentLoopMachine>;
+type ReplayTransition = { from: LoopSnapshot; event: ReplayStep['event']; to: LoopSnapshot };
 type Draft = { -readonly [Key in keyof ReplayStep]: ReplayStep[Key] } & {
   telemetry: TelemetryEvent[];
 };
@@ -64,11 +65,7 @@ export function replaySteps({
   readonly sessionId: string;
   readonly events: readonly SessionEvent[];
   /** Sees every step the machine takes, shown or not: from which snapshot, on which event, to which. */
-  readonly onTransition?: (step: {
-    from: LoopSnapshot;
-    event: ReplayStep['event'];
-    to: LoopSnapshot;
-  }) => void;
+  readonly onTransition?: (step: ReplayTransition) => void;
 }): ReplayStep[] {
   const log = new LogCursor(events);
   const { actors, readAnswer } = logActors(log);
@@ -125,28 +122,25 @@ export function replaySteps({
 
   /** What the host sent next, as the log shows it; undefined when the log ends. */
   function hostEvent(current: LoopSnapshot): ReplayStep['event'] | undefined {
-    const next = log.peek();
-    if (next === undefined) return undefined;
-    if (current.matches('idle')) {
-      if (next.type === 'run-started') {
+    for (let next = log.peek(); next !== undefined; next = log.peek()) {
+      if (current.matches('idle') && next.type === 'run-started') {
         log.read(1);
         const user = log.peek();
         const item = user?.type === 'items-appended' ? user.items.find(isUser) : undefined;
         const content = item?.kind === 'user' ? item.content : '';
         return { type: 'user.message', content, runId: next.runId };
       }
-      const manual = next.type === 'transcript-replaced' && next.reason === 'manual';
-      if (manual && next.tier !== 'mutator') return { type: 'compact' };
-    } else if (current.matches('running')) {
-      if (next.type === 'approval-decided') {
+      const manual = next.type === 'transcript-replaced' && next.reason === 'manual' && next.tier;
+      if (current.matches('idle') && manual && manual !== 'mutator') return { type: 'compact' };
+      if (current.matches('running') && next.type === 'approval-decided') {
         const reason = next.reason === undefined ? {} : { reason: next.reason };
         return { type: 'tool.approval', callId: next.callId, approved: next.approved, ...reason };
       }
-      if (log.runEnd() !== undefined) return { type: 'abort' };
+      if (current.matches('running') && log.runEnd() !== undefined) return { type: 'abort' };
+      // An event this replay cannot place (or, between runs, one it does not show): skipped.
+      log.read(1);
     }
-    // An event this replay cannot place (or, between runs, one it does not show): skipped.
-    log.read(1);
-    return hostEvent(current);
+    return undefined;
   }
 
   /** An abort ends the run here (tools that were running keep their results). */
