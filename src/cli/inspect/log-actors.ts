@@ -96,18 +96,8 @@ const answers: {
     const usage = first.type === 'usage-reported' ? first : undefined;
     const model = usage === undefined ? {} : { model: usage.model };
     const estimatedPromptTokens = usage?.estimatedPromptTokens ?? 0;
-    const at = Date.parse(first.at);
-    const started = [
-      {
-        type: 'InferenceStarted',
-        sessionId,
-        runId,
-        at,
-        step,
-        estimatedPromptTokens,
-        ...model,
-      } as const,
-    ];
+    const base = { sessionId, runId, at: Date.parse(first.at), step, estimatedPromptTokens };
+    const started = [{ type: 'InferenceStarted', ...base, ...model } as const];
     const offset = (usage ? 1 : 0) + (marker(log.peek(usage ? 1 : 0), 'provider') ? 1 : 0);
     const answer = log.peek(offset);
     const assistant =
@@ -120,9 +110,8 @@ const answers: {
       const cached = cachedTokens === undefined ? {} : { cachedTokens };
       const used = usage === undefined ? null : { promptTokens, completionTokens, ...cached };
       const kind = toolCalls > 0 ? 'toolCalls' : 'final';
-      return done({ kind, toolCalls, usage: used, durationMs: 0, ...model }, offset + 1, {
-        started,
-      });
+      const output = { kind, toolCalls, usage: used, durationMs: 0, ...model } as const;
+      return done(output, offset + 1, { started });
     }
     // The provider refused the request as too large: the loop compacted and asked again.
     const refused = marker(first, 'structural', 'summary', 'emergency')?.reason;
@@ -156,41 +145,39 @@ const answers: {
     return recorded.length === 0 ? undefined : done({ recorded }, recorded.length);
   },
   runTools: ({ sessionId, runId }, log) => {
-    const open = new Map(log.openCalls.map(({ id, name }) => [id, name]));
-    const [results, ran] = [open.size, new Set<string>()];
+    const names = new Map(log.openCalls.map(({ id, name }) => [id, name]));
+    const open = new Set(names.keys());
+    const ran = new Set<string>();
     const started: TelemetryEvent[] = [];
     const finished: TelemetryEvent[] = [];
     let [offset, errors] = [0, 0];
     const start = (callId: string, at: number) => {
+      const toolName = names.get(callId) ?? '';
       if (!ran.has(callId))
-        started.push({
-          type: 'ToolCallStarted',
-          sessionId,
-          runId,
-          at,
-          callId,
-          toolName: open.get(callId) ?? '',
-        });
+        started.push({ type: 'ToolCallStarted', sessionId, runId, at, callId, toolName });
       ran.add(callId);
     };
     for (; open.size > 0; offset += 1) {
       const next = log.peek(offset);
-      if (next?.type !== 'tool-calls-started' && !toolResultsOnly(next)) return undefined;
-      const at = Date.parse(next?.at ?? '');
-      if (next?.type === 'tool-calls-started')
-        for (const { callId } of next.calls) start(callId, at);
-      for (const item of next?.type === 'items-appended' ? next.items : []) {
+      if (next === undefined || (next.type !== 'tool-calls-started' && !toolResultsOnly(next))) {
+        return undefined;
+      }
+      const at = Date.parse(next.at);
+      for (const { callId } of next.type === 'tool-calls-started' ? next.calls : [])
+        start(callId, at);
+      for (const item of next.type === 'items-appended' ? next.items : []) {
         if (item.kind !== 'toolResult') continue;
         const { callId, toolName, isError, content } = item;
         // Before schema 4 no call was refused or logged as started: every call ran.
-        if (next !== undefined && next.v < 4) start(callId, at);
-        [errors] = [errors + (isError ? 1 : 0), open.delete(callId)];
+        if (next.v < 4) start(callId, at);
+        open.delete(callId);
+        if (isError) errors += 1;
         const facts = { callId, toolName, isError, durationMs: 0, outputLength: content.length };
         if (ran.has(callId))
           finished.push({ type: 'ToolCallFinished', sessionId, runId, at, ...facts });
       }
     }
-    return done({ results, errors }, offset, { started, finished });
+    return done({ results: names.size, errors }, offset, { started, finished });
   },
   compact,
   compactNow: compact,
