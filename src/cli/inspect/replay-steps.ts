@@ -11,6 +11,7 @@ import type { TelemetryEvent } from '../../events/telemetry-events.js';
 import type { SessionEvent } from '../../log/events.js';
 import type { ModelUsage } from '../../model/types.js';
 import type { MutationPoint, SerializedError } from '../../vocabulary/index.js';
+import { CommandError } from '../command-error.js';
 import { type LogAnswer, logActors } from './log-actors.js';
 import { LogCursor } from './log-cursor.js';
 
@@ -75,7 +76,8 @@ export function replaySteps({
   let open: Draft | undefined;
   let carried: readonly TelemetryEvent[] = [];
   // Every step reads the log or moves the machine; this bound only stops a replay that would not.
-  for (let budget = 64 * (events.length + 1); budget > 0; budget -= 1) {
+  let budget = 64 * (events.length + 1);
+  for (; budget > 0; budget -= 1) {
     const child: AnyActorRef | undefined = Object.values(snapshot.children)[0];
     const answer = child === undefined || abortAhead(snapshot) ? undefined : readAnswer(child);
     const event =
@@ -104,6 +106,14 @@ export function replaySteps({
       draft.telemetry.unshift(...open.telemetry);
     } else if (open !== undefined) steps.push(open);
     open = draft;
+  }
+  if (budget === 0) {
+    // A replay that neither reads the log nor moves the machine is a bug here, not in the log:
+    // say so instead of showing a replay that silently stops part-way.
+    throw new CommandError(
+      `inspect: the replay of session ${sessionId} stopped making progress at log event seq ${log.peek()?.seq ?? log.last?.seq ?? 0} (state ${pathOf(snapshot.value)}); please report it with the log`,
+      { code: 'replay_stalled' },
+    );
   }
   if (open !== undefined) steps.push(open);
   return steps;
