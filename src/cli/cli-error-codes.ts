@@ -22,6 +22,7 @@ export const CLI_ERROR_CODES = {
     'output_exists',
     'output_unwritable',
     'package_root_missing',
+    'replay_stalled',
     'session_not_found',
     'transcript_unreadable',
     'unknown_strategy',

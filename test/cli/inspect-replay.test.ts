@@ -27,7 +27,7 @@ import { publishReplay, stateValueOf } from '../../src/cli/inspect/publish-repla
 import { type ReplayStep, replaySteps } from '../../src/cli/inspect/replay-steps.js';
 import { runCli } from '../../src/cli/main.js';
 import { recordTelemetry, sharedTokenCounter } from '../support/loop-harness.js';
-import { stepsOffTheMachine } from './support/machine-paths.js';
+import { replayAgainstMachine } from './support/replay-follows-machine.js';
 
 const fetchPage = defineTool({
   name: 'fetch_page',
@@ -97,7 +97,9 @@ describe('replaySteps', () => {
       'xstate.done.actor.callModel -> finishing',
       'xstate.done.actor.finishRun -> idle',
       'user.message -> running.beginning',
-      'xstate.error.actor.beginRun -> finishing',
+      // The log has no answer for the second run's inference: it failed, as the run says.
+      'xstate.done.actor.beginRun -> running.inferring',
+      'xstate.error.actor.callModel -> finishing',
       'xstate.done.actor.finishRun -> idle',
     ]);
     expect(steps[0]?.event).toMatchObject({ content: 'Read two pages.' });
@@ -108,31 +110,37 @@ describe('replaySteps', () => {
     });
   });
 
-  it('moves only along transitions of the real machine, through states the log does not show', () => {
-    expect(stepsOffTheMachine(replaySteps({ sessionId, events }))).toEqual([]);
+  it('moves only along transitions of the real machine: each is the one agentLoopMachine takes from the snapshot before', () => {
+    const { problems, steps, taken } = replayAgainstMachine({ sessionId, events });
+    expect(problems).toEqual([]);
+    // The budget checks were taken too, but are not shown: the log has no trace of them.
+    expect(taken).toBeGreaterThan(steps.length);
+  });
+
+  it('stamps telemetry with the times in the log, so a replay gives the same steps every time', () => {
+    const steps = replaySteps({ sessionId, events });
+    const times = new Set(events.map((event) => Date.parse(event.at)));
+    const telemetry = steps.flatMap((step) => step.telemetry);
+    expect(telemetry.filter((event) => !times.has(event.at))).toEqual([]);
+    expect(replaySteps({ sessionId, events })).toEqual(steps);
   });
 
   it('gives the telemetry of the live run, in order, with the same facts', () => {
     const replayed = replaySteps({ sessionId, events }).flatMap((step) => step.telemetry);
-    // The log records no failed inference (nor its start) and not the compactor's mutation events.
-    const answered = (event: TelemetryEvent) =>
-      live.some(
-        (other) =>
-          other.type === 'InferenceFinished' &&
-          event.type === 'InferenceStarted' &&
-          other.runId === event.runId &&
-          other.step === event.step,
-      );
-    const comparable = live.filter((event) =>
-      event.type === 'InferenceStarted'
-        ? answered(event)
-        : !['MutationStarted', 'MutationFinished', 'InferenceFailed'].includes(event.type),
-    );
-    expect(replayed.map((event) => event.type)).toEqual(comparable.map((event) => event.type));
+    // The machine emits what the live loop emitted: the compactor's mutation events and the
+    // failed inference (its start and failure) included.
+    expect(replayed.map((event) => event.type)).toEqual(live.map((event) => event.type));
     const pick = (list: readonly TelemetryEvent[], type: TelemetryEvent['type']) =>
       list.filter((event) => event.type === type);
     const strip = ({ durationMs: _duration, at: _at, ...rest }: Record<string, unknown>) => rest;
-    for (const type of ['CompactionFinished', 'ToolCallFinished', 'RunFinished'] as const) {
+    for (const type of [
+      'RunStarted',
+      'CompactionStarted',
+      'CompactionFinished',
+      'ToolCallFinished',
+      'InferenceFailed',
+      'RunFinished',
+    ] as const) {
       expect(pick(replayed, type).map((event) => strip({ ...event }))).toEqual(
         pick(live, type).map((event) => strip({ ...event })),
       );
@@ -187,11 +195,12 @@ describe('publishReplay', () => {
       'event agentLoop => telemetry: ToolCallStarted',
     ]);
     const compacting = described.indexOf('snapshot agentLoop: {"running":"compacting"}');
-    expect(described.slice(compacting - 1, compacting + 5)).toEqual([
+    expect(described.slice(compacting - 1, compacting + 6)).toEqual([
       'event - => agentLoop: xstate.done.actor.runTools',
       'snapshot agentLoop: {"running":"compacting"}',
       'event agentLoop => telemetry: ToolCallFinished',
       'event agentLoop => telemetry: CompactionStarted',
+      'event agentLoop => telemetry: MutationStarted',
       'event - => agentLoop: xstate.done.actor.compact',
       'snapshot agentLoop: {"running":"inferring"}',
     ]);

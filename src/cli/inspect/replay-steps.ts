@@ -1,34 +1,19 @@
+import {
+  type AnyActorRef,
+  type ExecutableActionObject,
+  initialTransition,
+  type SnapshotFrom,
+  transition,
+} from 'xstate';
 import { agentLoopMachine } from '../../../machines/agent-loop.machine.js';
+import type { AgentLoopEvent, AgentLoopInput } from '../../../machines/agent-loop.types.js';
 import type { TelemetryEvent } from '../../events/telemetry-events.js';
-import type { SessionEvent, TranscriptReplacedEvent } from '../../log/events.js';
+import type { SessionEvent } from '../../log/events.js';
 import type { ModelUsage } from '../../model/types.js';
-import type { UserItem } from '../../transcript/types.js';
-import type { SerializedError } from '../../vocabulary/index.js';
-
-/** A state node of the machine and, through its children, every state below it. */
-interface StateTree {
-  readonly path: readonly string[];
-  readonly states: Readonly<Record<string, StateTree>>;
-  readonly invoke: readonly { readonly src: unknown }[];
-}
-
-function invokingStatesOf(node: StateTree): [string, string][] {
-  const [invoked] = node.invoke;
-  const own: [string, string][] =
-    typeof invoked?.src === 'string' ? [[node.path.join('.'), invoked.src]] : [];
-  return [...own, ...Object.values(node.states).flatMap(invokingStatesOf)];
-}
-
-/**
- * The actor that leaves each state a replay shows, read off the machine (its path: the steps
- * of a run are inside `running`), so the replay names the actors the loop really invokes.
- */
-const ACTOR_OF: Readonly<Record<string, string>> = Object.fromEntries(
-  invokingStatesOf(agentLoopMachine.root),
-);
-
-/** The state a run ends through: an abort leaves the step it interrupted for `aborting`. */
-const ENDING_STATE: Readonly<Record<string, string>> = { aborted: 'aborting' };
+import type { MutationPoint, SerializedError } from '../../vocabulary/index.js';
+import { CommandError } from '../command-error.js';
+import { type LogAnswer, logActors } from './log-actors.js';
+import { LogCursor } from './log-cursor.js';
 
 /** The part of the loop's context a log can tell. */
 export interface ReplayContext {
@@ -53,347 +38,205 @@ export interface ReplayStep {
   readonly seq: number;
 }
 
+export type LoopSnapshot = SnapshotFrom<typeof agentLoopMachine>;
+type ReplayTransition = { from: LoopSnapshot; event: ReplayStep['event']; to: LoopSnapshot };
+type Draft = { -readonly [Key in keyof ReplayStep]: ReplayStep[Key] } & {
+  telemetry: TelemetryEvent[];
+};
+
+/** States whose actor may leave no trace in the log: shown only when it did. */
+const UNLOGGED = new Set(['running.checkingBudget', 'running.mutating', 'running.gatingTools']);
+
 /**
- * Rebuilds, from a session log alone, the states the loop went through: each run's start, every
- * inference, tool batch, approval request and decision, compaction, emergency prune and mutator
- * marker, and its end, with the telemetry events the loop emitted. Budget checks and mutators
- * that changed nothing leave no trace in the log, so they are not shown; durations are unknown
- * (0). A run with no `run-finished` stays in the state its last event shows (a paused run in
- * `running.awaitingApproval`). The log does not record where a process stopped, so a run that
- * was resumed in place replays as one run, continuing from the state it was in.
+ * Rebuilds, from a session log alone, the states the loop went through, by running the loop
+ * machine itself: `agentLoopMachine.provide()` binds actors that answer from the log (`logActors`),
+ * xstate's pure `transition()` takes each step, and the states, events and telemetry are the
+ * machine's (the telemetry its `emit` actions and the actors report, stamped with the time of
+ * the log event being read). Steps whose actor left no trace in the log (a budget check, a mutator
+ * that changed nothing, a tool gate that asked for no approval) are passed through unshown, their
+ * telemetry carried to the next step shown; durations are unknown (0). A run with no
+ * `run-finished` stays where its log stops (a paused run in `running.awaitingApproval`); a run
+ * resumed in place replays as one run.
  */
 export function replaySteps({
   sessionId,
   events,
+  onTransition,
 }: {
   readonly sessionId: string;
   readonly events: readonly SessionEvent[];
+  /** Sees every step the machine takes, shown or not: from which snapshot, on which event, to which. */
+  readonly onTransition?: (step: ReplayTransition) => void;
 }): ReplayStep[] {
+  const log = new LogCursor(events);
+  const { actors, readAnswer } = logActors(log);
+  const machine = agentLoopMachine.provide({ actors });
   const steps: ReplayStep[] = [];
-  let state = 'idle';
-  let context: ReplayContext = {
-    sessionId,
-    runId: null,
-    runs: 0,
-    steps: 0,
-    consecutiveCompactions: 0,
-    compactionReason: null,
-    lastUsage: null,
-    lastError: null,
-    lastOutcome: null,
-  };
-  let pending: TelemetryEvent[] = [];
-  // The tool calls of the step's answer, from its inference until the step's tools start.
-  let toolsDue: readonly { readonly id: string; readonly name: string }[] | null = null;
-  const toolNames = new Map<string, string>();
-  // Calls that asked for approval and have no decision yet.
-  const awaiting = new Set<string>();
-  // Calls that a `tool-calls-started` named (and so run and report a finish); `null` in a step
-  // without one (logs before schema 4, where every call ran).
-  let started: Set<string> | null = null;
-  // Denied calls: they never run, so they report neither a start nor a finish.
-  const denied = new Set<string>();
-  let usage: { usage: ModelUsage; model: string; estimated: number | undefined } | undefined;
-
-  const enter = (
-    next: string,
-    seq: number,
-    telemetry: readonly TelemetryEvent[],
-    event?: ReplayStep['event'],
-  ): void => {
-    const actor = ACTOR_OF[state];
-    steps.push({
-      state: next,
-      event: event ?? { type: actor === undefined ? 'xstate.init' : `xstate.done.actor.${actor}` },
-      context,
-      telemetry: [...pending, ...telemetry],
-      seq,
-    });
-    pending = [];
-    state = next;
-  };
-
-  for (const [index, logEvent] of events.entries()) {
-    const base = {
-      sessionId,
-      runId: logEvent.runId ?? context.runId ?? '',
-      at: Date.parse(logEvent.at),
-    };
-    switch (logEvent.type) {
-      case 'run-started': {
-        context = {
-          ...context,
-          runId: logEvent.runId,
-          runs: context.runs + 1,
-          steps: 0,
-          consecutiveCompactions: 0,
-        };
-        toolsDue = null;
-        started = null;
-        awaiting.clear();
-        denied.clear();
-        const content = firstUserContent(events.slice(index + 1), logEvent.runId);
-        enter('running.beginning', logEvent.seq, [{ type: 'RunStarted', ...base }], {
-          type: 'user.message',
-          content,
-          runId: logEvent.runId,
-        });
-        break;
-      }
-      case 'usage-reported':
-        usage = {
-          usage: {
-            promptTokens: logEvent.promptTokens,
-            completionTokens: logEvent.completionTokens,
-            ...(logEvent.cachedTokens === undefined ? {} : { cachedTokens: logEvent.cachedTokens }),
-          },
-          model: logEvent.model,
-          estimated: logEvent.estimatedPromptTokens,
-        };
-        break;
-      case 'items-appended':
-        for (const item of logEvent.items) {
-          if (item.kind === 'assistant') {
-            context = { ...context, steps: context.steps + 1, consecutiveCompactions: 0 };
-            enter('running.inferring', logEvent.seq, [
-              {
-                type: 'InferenceStarted',
-                ...base,
-                step: context.steps,
-                estimatedPromptTokens: usage?.estimated ?? 0,
-                ...(usage === undefined ? {} : { model: usage.model }),
-              },
-            ]);
-            const calls = item.toolCalls ?? [];
-            for (const call of calls) toolNames.set(call.id, call.name);
-            context = { ...context, lastUsage: usage?.usage ?? null };
-            pending.push({
-              type: 'InferenceFinished',
-              ...base,
-              step: context.steps,
-              usage: usage?.usage,
-              toolCalls: calls.length,
-              durationMs: 0,
-              ...(usage === undefined ? {} : { model: usage.model }),
-            });
-            usage = undefined;
-            // The tools start at the step's `tool-calls-started`, or (older logs) its first result.
-            toolsDue = calls.length > 0 ? calls : null;
-            started = null;
-          } else if (item.kind === 'toolResult') {
-            if (toolsDue !== null) {
-              // Results before any call started: denied calls, or a log older than schema 4.
-              startTools(
-                logEvent.seq,
-                base,
-                toolsDue.filter((call) => !denied.has(call.id)).map((call) => call.id),
-              );
-            }
-            // A call that never ran reports no finish.
-            if (denied.has(item.callId) || (started !== null && !started.has(item.callId)))
-              continue;
-            pending.push({
-              type: 'ToolCallFinished',
-              ...base,
-              callId: item.callId,
-              toolName: item.toolName,
-              isError: item.isError,
-              durationMs: 0,
-              outputLength: item.content.length,
-            });
-          }
-        }
-        break;
-      case 'transcript-replaced':
-        replayMarker(logEvent, base);
-        break;
-      case 'approval-requested':
-        for (const call of logEvent.calls) awaiting.add(call.callId);
-        if (state === 'running.inferring') enter('running.gatingTools', logEvent.seq, []);
-        enter('running.awaitingApproval', logEvent.seq, [
-          {
-            type: 'ApprovalRequested',
-            ...base,
-            calls: logEvent.calls.map(({ callId, toolName, arguments: text, argumentsHash }) => ({
-              callId,
-              toolName,
-              arguments: text,
-              argumentsHash,
-            })),
-          },
-        ]);
-        break;
-      case 'approval-decided': {
-        awaiting.delete(logEvent.callId);
-        if (!logEvent.approved) denied.add(logEvent.callId);
-        const reason = logEvent.reason === undefined ? {} : { reason: logEvent.reason };
-        enter('running.recordingDecisions', logEvent.seq, [], {
-          type: 'tool.approval',
-          callId: logEvent.callId,
-          approved: logEvent.approved,
-          ...reason,
-        });
-        pending.push({
-          type: 'ApprovalDecided',
-          ...base,
-          callId: logEvent.callId,
-          toolName: toolNames.get(logEvent.callId) ?? '',
-          approved: logEvent.approved,
-          ...reason,
-        });
-        // With calls still undecided the run waits again; else its tools start next.
-        if (awaiting.size > 0) enter('running.awaitingApproval', logEvent.seq, []);
-        break;
-      }
-      case 'tool-calls-started':
-        if (toolsDue === null && state !== 'running.toolResult') {
-          // A run resumed in place that starts calls again (an idempotent call a crash cut off).
-          toolsDue = logEvent.calls.map((call) => ({
-            id: call.callId,
-            name: toolNames.get(call.callId) ?? '',
-          }));
-        }
-        if (toolsDue !== null) {
-          startTools(
-            logEvent.seq,
-            base,
-            logEvent.calls.map((call) => call.callId),
-          );
-        }
-        started ??= new Set();
-        for (const call of logEvent.calls) started.add(call.callId);
-        break;
-      case 'run-finished':
-        context = {
-          ...context,
-          lastOutcome: logEvent.outcome,
-          lastError: logEvent.error ?? null,
-        };
-        {
-          const ending = ENDING_STATE[logEvent.outcome] ?? 'finishing';
-          const actor = ACTOR_OF[state] ?? 'beginRun';
-          // A completed or step-limited run leaves its last step done; a failed one with the
-          // step's error; an aborted one on the host's abort.
-          const cause =
-            logEvent.outcome === 'aborted'
-              ? { type: 'abort' }
-              : logEvent.outcome === 'failed'
-                ? { type: `xstate.error.actor.${actor}`, error: logEvent.error ?? null }
-                : undefined;
-          enter(ending, logEvent.seq, [], cause);
-        }
-        enter('idle', logEvent.seq, [
-          {
-            type: 'RunFinished',
-            ...base,
-            outcome: logEvent.outcome,
-            steps: logEvent.steps,
-            error: logEvent.error,
-          },
-        ]);
-        context = { ...context, runId: null };
-        toolsDue = null;
-        started = null;
-        awaiting.clear();
-        denied.clear();
-        break;
+  let [snapshot] = initialTransition(machine, replayInput(sessionId, events));
+  let open: Draft | undefined;
+  let carried: readonly TelemetryEvent[] = [];
+  // Every step reads the log or moves the machine; this bound only stops a replay that would not.
+  let budget = 64 * (events.length + 1);
+  for (; budget > 0; budget -= 1) {
+    const child: AnyActorRef | undefined = Object.values(snapshot.children)[0];
+    const answer = child === undefined || abortAhead(snapshot) ? undefined : readAnswer(child);
+    const event =
+      child === undefined || answer === undefined ? hostEvent(snapshot) : answered(child, answer);
+    if (event === undefined) break;
+    // An actor's done and error events are not in the machine's own event type.
+    const [next, actions] = transition(machine, snapshot, event as AgentLoopEvent);
+    if (next === snapshot) {
+      // A host event the machine does not take here: the log event behind it is skipped.
+      log.read(1);
+      continue;
     }
+    onTransition?.({ from: snapshot, event, to: next });
+    snapshot = next;
+    const at = log.last === undefined ? 0 : Date.parse(log.last.at);
+    const draft: Draft = {
+      state: pathOf(snapshot.value),
+      event,
+      context: replayContextOf(snapshot.context),
+      telemetry: [...carried, ...emittedBy(actions, at)],
+      seq: log.last?.seq ?? 0,
+    };
+    carried = [];
+    if (open !== undefined && hidden.has(open)) {
+      draft.event = open.event;
+      draft.telemetry.unshift(...open.telemetry);
+    } else if (open !== undefined) steps.push(open);
+    open = draft;
   }
+  if (budget === 0) {
+    // A replay that neither reads the log nor moves the machine is a bug here, not in the log:
+    // say so instead of showing a replay that silently stops part-way.
+    throw new CommandError(
+      `inspect: the replay of session ${sessionId} stopped making progress at log event seq ${log.peek()?.seq ?? log.last?.seq ?? 0} (state ${pathOf(snapshot.value)}); please report it with the log`,
+      { code: 'replay_stalled' },
+    );
+  }
+  if (open !== undefined) steps.push(open);
   return steps;
 
-  /** The step's tools start: `toolResult`, with a `ToolCallStarted` per call that runs. */
-  function startTools(
-    seq: number,
-    base: { sessionId: string; runId: string; at: number },
-    callIds: readonly string[],
-  ): void {
-    enter(
-      'running.toolResult',
-      seq,
-      callIds.map((callId) => ({
-        type: 'ToolCallStarted' as const,
-        ...base,
-        callId,
-        toolName: toolNames.get(callId) ?? '',
-      })),
-    );
-    toolsDue = null;
+  /** The event an actor's answer sends the machine; the telemetry it reported goes with it. */
+  function answered(child: AnyActorRef, answer: LogAnswer): ReplayStep['event'] {
+    log.read(answer.read);
+    open?.telemetry.push(...(answer.started ?? []));
+    const traceless = answer.read === 0 && answer.status === 'done';
+    if (open !== undefined && traceless && UNLOGGED.has(open.state)) hidden.add(open);
+    carried = answer.finished ?? [];
+    return answer.status === 'done'
+      ? { type: `xstate.done.actor.${child.id}`, output: answer.output, actorId: child.id }
+      : { type: `xstate.error.actor.${child.id}`, error: answer.error, actorId: child.id };
   }
 
-  function replayMarker(
-    marker: TranscriptReplacedEvent,
-    base: { sessionId: string; runId: string; at: number },
-  ): void {
-    const tokens = { tokensBefore: marker.tokensBefore, tokensAfter: marker.tokensAfter };
-    if (marker.tier === 'mutator') {
-      const mutator = marker.strategies[0] ?? 'mutator';
-      const point = 'AfterToolResult' as const;
-      enter('running.mutating', marker.seq, [{ type: 'MutationStarted', ...base, mutator, point }]);
-      pending.push({
-        type: 'MutationFinished',
-        ...base,
-        mutator,
-        point,
-        dirty: true,
-        metadata: {},
-      });
-      return;
+  /** What the host sent next, as the log shows it; undefined when the log ends. */
+  function hostEvent(current: LoopSnapshot): ReplayStep['event'] | undefined {
+    for (let next = log.peek(); next !== undefined; next = log.peek()) {
+      if (current.matches('idle') && next.type === 'run-started') {
+        log.read(1);
+        const user = log.peek();
+        const item = user?.type === 'items-appended' ? user.items.find(isUser) : undefined;
+        const content = item?.kind === 'user' ? item.content : '';
+        return { type: 'user.message', content, runId: next.runId };
+      }
+      const manual = next.type === 'transcript-replaced' && next.reason === 'manual' && next.tier;
+      if (current.matches('idle') && manual && manual !== 'mutator') return { type: 'compact' };
+      if (current.matches('running') && next.type === 'approval-decided') {
+        const reason = next.reason === undefined ? {} : { reason: next.reason };
+        return { type: 'tool.approval', callId: next.callId, approved: next.approved, ...reason };
+      }
+      if (current.matches('running') && log.runEnd() !== undefined) return { type: 'abort' };
+      // An event this replay cannot place (or, between runs, one it does not show): skipped.
+      log.read(1);
     }
-    context = {
-      ...context,
-      consecutiveCompactions: context.consecutiveCompactions + 1,
-      compactionReason: marker.reason,
-    };
-    if (marker.tier === 'emergency') {
-      // A compaction that left the history over the line is why an emergency prune follows.
-      pending = pending.map((event) =>
-        event.type === 'CompactionFinished' ? { ...event, effective: false } : event,
-      );
-      const point = 'BeforeInference' as const;
-      enter('running.emergencyPruning', marker.seq, [
-        { type: 'MutationStarted', ...base, mutator: 'emergencyPrune', point },
-      ]);
-      pending.push(
-        { type: 'EmergencyPruneApplied', ...base, ...tokens, fits: true },
-        {
-          type: 'MutationFinished',
-          ...base,
-          mutator: 'emergencyPrune',
-          point,
-          dirty: true,
-          metadata: {},
-        },
-      );
-      return;
-    }
-    enter('running.compacting', marker.seq, [
-      {
-        type: 'CompactionStarted',
-        ...base,
-        reason: marker.reason,
-        attempt: context.consecutiveCompactions,
-      },
-    ]);
-    pending.push({
-      type: 'CompactionFinished',
-      ...base,
-      reason: marker.reason,
-      tier: marker.tier,
-      strategies: marker.strategies,
-      ...tokens,
-      effective: true,
-      durationMs: 0,
-    });
+    return undefined;
+  }
+
+  /** An abort ends the run here (tools that were running keep their results). */
+  function abortAhead(current: LoopSnapshot): boolean {
+    const end = log.runEnd()?.event;
+    const aborted = end?.type === 'run-finished' && end.outcome === 'aborted';
+    return aborted && current.matches('running') && !current.matches({ running: 'toolResult' });
   }
 }
 
-function firstUserContent(events: readonly SessionEvent[], runId: string): UserItem['content'] {
+const hidden = new WeakSet<object>();
+const isUser = ({ kind }: { readonly kind: string }) => kind === 'user';
+
+function pathOf(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return String(value);
+  const [[parent, child] = []] = Object.entries(value);
+  return `${parent}.${pathOf(child)}`;
+}
+
+function replayContextOf(context: LoopSnapshot['context']): ReplayContext {
+  const { sessionId, runId, runs, steps, consecutiveCompactions, compactionReason } = context;
+  const { lastUsage, lastError, lastOutcome } = context;
+  return {
+    sessionId,
+    runId,
+    runs,
+    steps,
+    consecutiveCompactions,
+    compactionReason,
+    lastUsage,
+    lastError,
+    lastOutcome,
+  };
+}
+
+/** The telemetry a step's `emit` actions send, stamped with the time of the log event read. */
+function emittedBy(actions: readonly ExecutableActionObject[], at: number): TelemetryEvent[] {
+  return actions.flatMap((action) => {
+    const { event } = (action.params ?? {}) as { readonly event?: TelemetryEvent };
+    return action.type === 'xstate.emit' && event !== undefined ? [{ ...event, at }] : [];
+  });
+}
+
+/**
+ * The loop's configuration as far as its log shows it: mutators where they changed something,
+ * a compactor and a cap that allow every compaction logged, approvals if any was asked, and a
+ * step limit no run passed.
+ */
+function replayInput(sessionId: string, events: readonly SessionEvent[]): AgentLoopInput {
+  const mutators = new Map<string, Set<MutationPoint>>();
+  let point: MutationPoint = 'BeforeInference';
+  let [compactor, approvals] = [false, false];
+  let [cap, streak, stepLimit, mostSteps, answers] = [0, 0, Number.POSITIVE_INFINITY, 0, 0];
   for (const event of events) {
-    if (event.type === 'items-appended' && event.runId === runId) {
-      const user = event.items.find((item) => item.kind === 'user');
-      if (user?.kind === 'user') return user.content;
+    if (event.type === 'run-started') [point, streak, answers] = ['BeforeInference', 0, 0];
+    if (event.type === 'approval-requested') approvals = true;
+    if (event.type === 'run-finished' && event.outcome === 'step_limit') {
+      stepLimit = Math.min(stepLimit, event.steps);
     }
-    if (event.type === 'run-finished' && event.runId === runId) break;
+    if (event.type === 'items-appended') {
+      for (const item of event.items) {
+        if (item.kind === 'assistant') {
+          [streak, answers] = [0, answers + 1];
+          if ((item.toolCalls ?? []).length === 0) point = 'AfterTurnEnded';
+        } else if (item.kind === 'toolResult') point = 'AfterToolResult';
+        else if (item.kind === 'user') point = 'BeforeInference';
+      }
+      mostSteps = Math.max(mostSteps, answers);
+    }
+    if (event.type !== 'transcript-replaced' || event.tier === 'provider') continue;
+    if (event.tier === 'mutator') {
+      const name = event.strategies[0] ?? 'mutator';
+      mutators.set(name, (mutators.get(name) ?? new Set()).add(point));
+    } else if (event.reason === 'manual') cap = Math.max(cap, 1);
+    else {
+      compactor = true;
+      if (event.tier !== 'emergency') streak += 1;
+      cap = Math.max(cap, streak);
+    }
   }
-  return '';
+  return {
+    sessionId,
+    maxConsecutiveCompactions: cap,
+    maxStepsPerRun: Number.isFinite(stepLimit) ? stepLimit : mostSteps + 1,
+    mutators: [...mutators].map(([name, points]) => ({ name, points: [...points] })),
+    compactor: compactor ? 'compactor' : null,
+    approvals,
+  };
 }
