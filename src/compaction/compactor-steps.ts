@@ -56,8 +56,11 @@ export function appliedNames(
 /** Whether `after` holds a summary item that `before` did not: the strategy wrote a summary. */
 export function addsSummary(before: readonly Item[], after: readonly Item[]): boolean {
   if (sameTranscript(before, after)) return false;
+  // Summaries are few: only they are looked up among the items before.
+  const summaries = after.filter(isSummaryItem);
+  if (summaries.length === 0) return false;
   const earlier = new Set(before);
-  return after.some((item) => isSummaryItem(item) && !earlier.has(item));
+  return summaries.some((item) => !earlier.has(item));
 }
 
 /**
