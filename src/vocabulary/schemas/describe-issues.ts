@@ -43,7 +43,7 @@ export function describeIssues(
 }
 
 function isMissing(issue: Issue): boolean {
-  return issue.type.endsWith('object') && issue.received === 'undefined';
+  return issue.type.endsWith('object') && issue.expected?.startsWith('"') === true;
 }
 
 function pathText(path: readonly PropertyKey[]): string {
