@@ -13,17 +13,24 @@ export function describeValue(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
 }
 
+/** One problem in the house wording, with the issue and the full path it comes from. */
+export interface Explained {
+  readonly issue: Issue;
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+}
+
 /**
  * Valibot's issues in the house wording, one message each: the path, what it must be, what was
  * found (`toolCalls[0].name must not be empty (got string '')`). `subject` names a value whose
  * own type is wrong. A union whose value matched one branch's type reports that branch's issues
  * (the variant already reports only the branch its tag names).
  */
-export function describeIssues(
+export function explainIssues(
   issues: readonly Issue[],
   subject: string,
   prefix: readonly PropertyKey[] = [],
-): string[] {
+): Explained[] {
   return issues.flatMap((issue) => {
     const path = [...prefix, ...(issue.path ?? []).map(({ key }) => key as PropertyKey)];
     // A union's inner issues start at the union's value; those past its type (and its keys) are
@@ -31,15 +38,23 @@ export function describeIssues(
     const branch = (issue.issues ?? []).filter(
       (inner) => (inner.path?.length ?? 0) > 0 && !isMissing(inner),
     );
-    if (issue.type === 'union' && branch.length > 0) return describeIssues(branch, subject, path);
+    if (issue.type === 'union' && branch.length > 0) return explainIssues(branch, subject, path);
     const where = pathText(path) || subject;
-    if (isMissing(issue)) return [`${where} is missing`];
+    if (isMissing(issue)) return [{ issue, path, message: `${where} is missing` }];
+    if (issue.expected === 'never') {
+      return [{ issue, path, message: `field '${where}' is not supported` }];
+    }
     // Valibot's own messages start with "Invalid"; any other was written by a schema here.
     const rule = issue.message.startsWith('Invalid ')
       ? `must be ${wanted(issue.expected)}`
       : issue.message;
-    return [`${where} ${rule} (got ${describeValue(issue.input)})`];
+    return [{ issue, path, message: `${where} ${rule} (got ${describeValue(issue.input)})` }];
   });
+}
+
+/** `explainIssues`, the messages only. */
+export function describeIssues(issues: readonly Issue[], subject: string): string[] {
+  return explainIssues(issues, subject).map(({ message }) => message);
 }
 
 function isMissing(issue: Issue): boolean {
@@ -62,8 +77,8 @@ const words: Readonly<Record<string, string>> = {
 /** `("a" | "b")` as `'a' or 'b'`, `Object` as `an object`. */
 function wanted(expected: string | null): string {
   return (expected ?? 'something else')
-    .replace(/^\((.*)\)$/, '$1')
-    .split(' | ')
+    .replace(/[()]/g, '')
+    .split(/ \| |, /)
     .map((option) => words[option] ?? option.replace(/^"(.*)"$/, "'$1'"))
     .join(', ')
     .replace(/, ([^,]*)$/, ' or $1');
