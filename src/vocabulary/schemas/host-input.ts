@@ -32,3 +32,24 @@ export const ModelAnswerSchema = v.object({
   text: v.optional(v.string()),
   toolCalls: v.optional(v.array(v.object({ ...ToolCallSchema.entries, id: v.string() }))),
 });
+
+const page = (most: number) =>
+  v.pipe(
+    v.number(),
+    v.integer('must be a whole number'),
+    v.minValue(1, 'must be 1 or more'),
+    v.maxValue(most, `must be at most ${most}`),
+  );
+
+/** What a remote caller sends to a durable loop object's handlers (`loopkeeper/restate`). */
+export const RemoteInputSchemas = {
+  send: v.object({ content: v.custom<unknown>(() => true), runId: v.optional(nonEmpty) }),
+  telemetry: v.object({
+    fromSeq: v.optional(page(Number.MAX_SAFE_INTEGER), 1),
+    limit: v.optional(page(1000), 100),
+  }),
+  approve: v.union(
+    [v.object({ decisions: v.array(v.unknown()) }), v.looseObject({ callId: v.unknown() })],
+    'must be {decisions: [{callId, approved, reason?}]} or one decision',
+  ),
+};
