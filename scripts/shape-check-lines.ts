@@ -5,9 +5,10 @@
  *
  * Two kinds are counted. `hand`: hand-written checks, listed below by file and, where a file
  * also does other work, by its top-level declarations. `schema`: every file under
- * `src/vocabulary/schemas/` (declarations and the error formatter), which are shape-checking
- * code too, so they count against the same budget. A listed file or declaration that no longer
- * exists counts 0 and is shown as gone.
+ * `src/vocabulary/schemas/` (the valibot schemas and the error formatter), which are
+ * shape-checking code too, so they count against the same budget. A listed file or declaration
+ * that no longer exists counts 0 and is shown as gone. The chat reader's conversion code, which
+ * main's whole-file count included, is shown separately and not counted.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -52,7 +53,26 @@ const handWritten: readonly Counted[] = [
   { file: 'src/restate/parse-input.ts' },
   { file: 'src/compaction/compactor-options.ts' },
   { file: 'src/compaction/helpers/options.ts' },
-  { file: 'src/transcript/chat/read-message.ts' },
+  // Checks only: the rest of these two files converts a message that already passed
+  // ChatMessageSchema into an item (listed below as conversion, shown but not counted).
+  { file: 'src/transcript/chat/read-message.ts', only: ['readChatMessage', 'isUnsupported'] },
+];
+
+/** Code that sat among the checks on main and now only converts checked values: not counted. */
+const conversion: readonly Counted[] = [
+  {
+    file: 'src/transcript/chat/read-message.ts',
+    only: [
+      'toItem',
+      'shapeOf',
+      'partLengths',
+      'readContext',
+      'readUser',
+      'readTool',
+      'nullableFields',
+      'readAssistant',
+    ],
+  },
   { file: 'src/transcript/chat/read-content.ts' },
 ];
 
@@ -129,4 +149,6 @@ const schemaFiles = existsSync(join(root, schemaFolder))
 
 const hand = report('Hand-written shape checks (code lines)', handWritten);
 const schemas = report(`Schemas and their formatter (${schemaFolder})`, schemaFiles);
+const converting = report('Conversion of checked chat messages (not counted)', conversion);
 console.log(`\nShape-checking code: ${hand + schemas} lines (${hand} by hand + ${schemas} schema)`);
+console.log(`Counting the chat reader's conversion too: ${hand + schemas + converting} lines`);
