@@ -12,9 +12,12 @@ function parsed<T extends GenericSchema>(
 ): InferOutput<T> {
   const result = safeParse(schema, input);
   if (result.success) return result.output;
-  throw new ConfigError(`${handler}: ${describeIssues(result.issues, 'the input').join('; ')}`, {
-    code: 'config_invalid_input',
-  });
+  throw new ConfigError(
+    `${handler}: ${describeIssues({ issues: result.issues, subject: 'the input', schema, value: input }).join('; ')}`,
+    {
+      code: 'config_invalid_input',
+    },
+  );
 }
 
 /** Checks what a remote caller sent to `send`; the content itself is checked by the loop. */

@@ -179,7 +179,7 @@ export function describeSessionStoreContract({
       [
         'an item without an id',
         { type: 'items-appended', items: [{ kind: 'user' }] },
-        /items\[0\]\.id is missing/,
+        /items\[0\]\.id must be a string \(got nothing\)/,
       ],
       ['a marker covering itself', replacement({ throughSeq: 3, view: [] }), /throughSeq must be/],
       [

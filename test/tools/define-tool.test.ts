@@ -104,8 +104,8 @@ describe('defineTool', () => {
     const error = definitionError({ name: 'bad name', parameters: {}, execute: null });
     expect(error.message).toMatch(/^Tool "bad name" is not a valid tool definition/);
     expect(error.message).toMatch(/name must be/);
-    expect(error.message).toMatch(/description is missing/);
-    expect(error.message).toMatch(/parameters.type is missing/);
+    expect(error.message).toMatch(/description must be a string \(got nothing\)/);
+    expect(error.message).toMatch(/parameters.type must be 'object'.*\(got nothing\)/);
     expect(error.message).toMatch(/execute must be a function \(got null\)/);
   });
 

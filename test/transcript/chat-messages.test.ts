@@ -179,7 +179,7 @@ describe('fromChatMessages', () => {
     expect(problems[2]?.message).toContain(
       'tool_calls[0].function.arguments must be a string holding the raw JSON',
     );
-    expect(problems[3]?.message).toBe('tool message: tool_call_id is missing');
+    expect(problems[3]?.message).toBe('tool message: tool_call_id must be a string (got nothing)');
   });
 
   it('throws a typed error, not a crash, for input that is not an array', () => {

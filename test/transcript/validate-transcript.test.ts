@@ -117,7 +117,7 @@ describe('validateTranscript', () => {
     expect(messages[2]).toBe(
       "kind must be 'user', 'assistant', 'toolResult' or 'context' (got string 'robot')",
     );
-    expect(messages[3]).toBe('id is missing');
+    expect(messages[3]).toBe('id must be a string (got nothing)');
     expect(messages[4]).toBe("id must not be empty (got string '')");
     expect(messages[5]).toContain('content must be a string or an array of text and image parts');
     expect(messages[6]).toBe('toolCalls[0].arguments must be a string (got an object)');

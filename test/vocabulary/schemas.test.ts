@@ -1,4 +1,4 @@
-import * as v from 'valibot';
+import type * as v from 'valibot';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { PlanUpdate } from '../../src/compaction/plan/plan.js';
 import type { NewSessionEvent } from '../../src/log/events.js';
@@ -6,7 +6,7 @@ import type { ModelResponse } from '../../src/model/types.js';
 import type { ToolApproval } from '../../src/runtime/turn-result.js';
 import type { Item } from '../../src/transcript/types.js';
 import type { SerializedError } from '../../src/vocabulary/index.js';
-import { describeIssues } from '../../src/vocabulary/schemas/describe-issues.js';
+import { shapeProblems } from '../../src/vocabulary/schemas/describe-issues.js';
 import type {
   ModelAnswerSchema,
   PlanUpdateSchema,
@@ -57,10 +57,8 @@ describe('vocabulary schemas', () => {
     >();
   });
 
-  const problems = (schema: v.GenericSchema, value: unknown): string[] => {
-    const result = v.safeParse(schema, value);
-    return result.success ? [] : describeIssues(result.issues, 'item');
-  };
+  const problems = (schema: v.GenericSchema, value: unknown): string[] =>
+    shapeProblems(schema, value, 'item');
 
   it('reports the branch the kind names, with path, what it must be and what was found', () => {
     expect(
@@ -78,7 +76,10 @@ describe('vocabulary schemas', () => {
     ]);
     expect(
       problems(ItemSchema, { kind: 'toolResult', id: 't1', toolName: 'x', content: '' }),
-    ).toEqual(['callId is missing', 'isError is missing']);
+    ).toEqual([
+      'callId must be a string (got nothing)',
+      'isError must be true or false (got nothing)',
+    ]);
   });
 
   it('reports inside the union branch a value matched, down to provider data', () => {

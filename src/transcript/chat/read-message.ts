@@ -40,7 +40,12 @@ export function readChatMessage(message: unknown, context: ReadMessageContext): 
   if (result.success) return { item: toItem(result.output, context) };
   const { role, tool_calls: calls } = isRecord(message) ? message : {};
   const problems = new MessageProblems(context.index, typeof role === 'string' ? role : 'chat');
-  for (const { issue, path, message: text } of explainIssues(result.issues, 'message')) {
+  for (const { issue, path, message: text } of explainIssues({
+    issues: result.issues,
+    subject: 'message',
+    schema: ChatMessageSchema,
+    value: message,
+  })) {
     const call: unknown =
       path[0] === 'tool_calls' && Array.isArray(calls) ? calls[Number(path[1])] : undefined;
     const callId =

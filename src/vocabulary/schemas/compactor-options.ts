@@ -16,7 +16,7 @@ const hook = v.optional(
  */
 export const CompactorOptionsSchema = v.object(
   {
-    trigger: withMethod('evaluate', 'a CompactionTrigger, for example tokenBudgetTrigger()'),
+    trigger: withMethod('evaluate', 'a CompactionTrigger such as tokenBudgetTrigger()'),
     backend: v.optional(
       v.pipe(
         withMethod('summarize', 'a CompactionBackend'),
