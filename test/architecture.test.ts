@@ -185,4 +185,13 @@ describe('the shape of src and machines', () => {
     );
     expect(patched).toEqual([]);
   });
+
+  it('reads compaction metadata through types, never by casting it', () => {
+    // `result.metadata as …` or `metadata['budget'] as …`: a typed outcome is read instead.
+    const cast = /\bmetadata(?:\[[^\]]+\]|\.\w+)?\s+as\s/;
+    expect(cast.test("const { steps } = result.metadata as { steps: [] };")).toBe(true);
+    expect(cast.test("const budget = outcome.metadata['budget'] as CompactionBudget;")).toBe(true);
+    const casting = files.filter((file) => cast.test(readFileSync(join(root, file), 'utf8')));
+    expect(casting).toEqual([]);
+  });
 });

@@ -20,6 +20,7 @@ import {
   QUALITY_INSTRUCTIONS,
 } from '../../src/testing/quality/measure-compaction-quality.js';
 import {
+  factTokens,
   isVisible,
   visibleText,
   type WorkFacts,
@@ -224,6 +225,22 @@ export async function measureAiSdkCompactionQuality({
     errorLines: recall(facts.errorLines, visible),
     identifiers: recall(facts.identifiers, visible),
     invalidRequests,
+    // What every request carries before its messages: the instructions and the tools as the
+    // model is given them (name, description, parameters).
+    overheadTokens:
+      tokens.countText(QUALITY_INSTRUCTIONS) +
+      (toolNames.length === 0
+        ? 0
+        : tokens.countText(
+            JSON.stringify(
+              toolNames.map((toolName) => ({
+                name: toolName,
+                description: `Replays the recorded ${toolName}`,
+                parameters: { type: 'object', additionalProperties: true },
+              })),
+            ),
+          )),
+    droppedFactTokens: factTokens(facts, tokens),
     finalSummary: finalItems.find(isSummaryItem)?.text,
   };
 }

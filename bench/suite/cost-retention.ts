@@ -571,6 +571,7 @@ export async function costRetentionBench({
   const notes = results
     .filter((result) => result.name.includes('loopkeeper'))
     .map((result) => `${result.name.replaceAll('*', '')}: ${standing(result, peers)}`);
+  notes.push(...cheapestDefaultVerdict(results));
   const requests = replays.reduce((sum, replay) => sum + replay.requests.length, 0);
   // A request with no message at all is cheap, and the model can do nothing with it.
   const emptyNotes = results
@@ -630,6 +631,51 @@ interface Standing {
   readonly name: string;
   readonly billed: readonly number[];
   readonly overall: number;
+}
+
+/** The rows that show the model every new tool output whole: issue 34's yardstick for the default. */
+const SHOWS_EVERY_NEW_OUTPUT = [
+  'no management',
+  'AI SDK `pruneMessages`, last 2',
+  'AI SDK `pruneMessages`, last 10',
+  "pi's cut",
+];
+
+/**
+ * Issue 34's target for the default setting: under every price model it bills no more than any
+ * strategy that shows the model every new tool output, while keeping at least 95% of the earlier
+ * work. Says by how much each price model misses, and which loopkeeper settings meet it.
+ */
+function cheapestDefaultVerdict(results: readonly Standing[]): string[] {
+  const yardstick = results.filter((result) => SHOWS_EVERY_NEW_OUTPUT.includes(result.name));
+  const judge = (row: Standing) =>
+    PRICE_MODELS.map((price, position) => {
+      const cheapest = yardstick.reduce((best, peer) =>
+        (peer.billed[position] ?? Infinity) < (best.billed[position] ?? Infinity) ? peer : best,
+      );
+      const billed = row.billed[position] ?? 0;
+      const against = cheapest.billed[position] ?? 0;
+      return { price: price.name, billed, against, peer: cheapest.name, met: billed <= against };
+    });
+  const meets = (row: Standing) => row.overall >= 0.95 && judge(row).every((one) => one.met);
+  const loopkeeperRows = results.filter((result) => result.name.startsWith('**loopkeeper**'));
+  const defaultRow = loopkeeperRows.find((result) => result.name === '**loopkeeper** default');
+  if (defaultRow === undefined || yardstick.length === 0) return [];
+  const misses = judge(defaultRow)
+    .filter((one) => !one.met)
+    .map(
+      (one) =>
+        `under ${one.price} ${formatCount(one.billed)} against ${formatCount(one.against)} (${one.peer}), ${formatPercent(one.billed / one.against - 1)} over`,
+    );
+  const others = loopkeeperRows
+    .filter((row) => row !== defaultRow && meets(row))
+    .map((row) => row.name.replaceAll('*', ''));
+  const verdict = meets(defaultRow)
+    ? 'met under all four price models'
+    : `**missed**${defaultRow.overall < 0.95 ? `, keeps ${formatPercent(defaultRow.overall)}` : ''}${misses.length > 0 ? `: ${misses.join('; ')}` : ''}`;
+  return [
+    `Target (issue 34): the default setting bills no more than any strategy that shows the model every new tool output (${SHOWS_EVERY_NEW_OUTPUT.join('; ')}) under every price model, keeping at least 95% of the earlier work: ${verdict}. ${others.length === 0 ? 'No other loopkeeper row meets it either.' : `Met by: ${others.join(', ')}.`} Why the default is not changed to such a setting: [compaction.md, "Why the default line is 80%"](compaction.md#why-the-default-line-is-80).`,
+  ];
 }
 
 /**

@@ -46,7 +46,13 @@ export {
   type RenderedTrail,
   renderArtifactTrail,
 } from './ledger/render-trail.js';
-export { type PipelineStep, pipeline } from './pipeline.js';
+export {
+  type PipelineMetadata,
+  type PipelineResult,
+  type PipelineStep,
+  type PipelineStrategy,
+  pipeline,
+} from './pipeline.js';
 export {
   checkPlanUpdate,
   MODEL_PLAN_CONTEXT_NAME,

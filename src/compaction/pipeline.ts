@@ -5,7 +5,12 @@ import {
   resultWithKnownTokens,
   withKnownTokens,
 } from './helpers/known-tokens.js';
-import type { CompactionResult, CompactionStrategy } from './types.js';
+import type {
+  CompactionContext,
+  CompactionRequest,
+  CompactionResult,
+  CompactionStrategy,
+} from './types.js';
 
 /** What the pipeline reports about one of its strategies. */
 export interface PipelineStep {
@@ -17,12 +22,35 @@ export interface PipelineStep {
   readonly metadata?: Readonly<Record<string, unknown>>;
 }
 
+/** What a pipeline reports: every step, those never run included, and the ones that changed the transcript. */
+export interface PipelineMetadata {
+  readonly steps: readonly PipelineStep[];
+  /** The steps that changed the transcript, in order (a nested pipeline's own steps, not its name). */
+  readonly applied: readonly string[];
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly tokensSaved: number;
+  readonly reachedTarget: boolean;
+  /** `no_step_applied` when no step changed the transcript. */
+  readonly skipped?: string;
+}
+
+/** A pipeline's result: its metadata is typed, so callers read the steps without a cast. */
+export interface PipelineResult extends CompactionResult {
+  readonly metadata: PipelineMetadata & Readonly<Record<string, unknown>>;
+}
+
+/** A strategy made by `pipeline`; usable wherever a `CompactionStrategy` is. */
+export interface PipelineStrategy extends CompactionStrategy {
+  apply(request: CompactionRequest, context: CompactionContext): Promise<PipelineResult>;
+}
+
 /**
  * Runs strategies in order, each on the output of the one before, and stops as soon as the
  * transcript is at or under `budget.targetTokens` (checked before every step, so cheap tiers
  * placed first spare the expensive ones). The pipeline is itself a strategy, so pipelines nest.
- * Metadata lists every step, those never run included, and `applied` names the steps that
- * changed the transcript.
+ * Its metadata (`PipelineMetadata`, typed) lists every step, those never run included, and
+ * `applied` names the steps that changed the transcript.
  *
  * @example
  * ```ts
@@ -43,7 +71,7 @@ export interface PipelineStep {
  * });
  * ```
  */
-export function pipeline(...strategies: readonly CompactionStrategy[]): CompactionStrategy {
+export function pipeline(...strategies: readonly CompactionStrategy[]): PipelineStrategy {
   return {
     name: 'pipeline',
     async apply(request, context) {

@@ -75,7 +75,7 @@ export async function compactTranscript({
     { transcript: conversation, reason: 'manual', budget: conversationBudget },
     { tokens, backend: extractiveSummarizer(), signal: new AbortController().signal },
   );
-  const { steps, applied } = result.metadata as { steps: PipelineStep[]; applied: string[] };
+  const { steps, applied } = result.metadata;
   const after =
     result.transcript === conversation ? items : [...instructions, ...result.transcript];
   return {

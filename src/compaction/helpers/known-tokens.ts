@@ -34,11 +34,11 @@ export function requestTokensOf(request: CompactionRequest, counter: TokenCounte
 }
 
 /** `result` remembered with the exact total of its transcript, as its strategy computed it. */
-export function resultWithKnownTokens(
-  result: CompactionResult,
+export function resultWithKnownTokens<Result extends CompactionResult>(
+  result: Result,
   counter: TokenCounter,
   tokens: number,
-): CompactionResult {
+): Result {
   resultTokens.set(result, { counter, tokens });
   return result;
 }

@@ -8,7 +8,7 @@ import type { TokenCounter } from '../../tokens/types.js';
 import type { Item } from '../../transcript/types.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
 import { QUALITY_INSTRUCTIONS, replayRecording } from './replay-recording.js';
-import { isVisible, visibleText, type WorkFacts, workFactsOf } from './work-facts.js';
+import { factTokens, isVisible, visibleText, type WorkFacts, workFactsOf } from './work-facts.js';
 
 export { QUALITY_INSTRUCTIONS } from './replay-recording.js';
 
@@ -62,6 +62,17 @@ export interface CompactionQualityReport {
   readonly identifiers: FactRecall;
   /** Requests that were not protocol-valid (should always be 0). */
   readonly invalidRequests: number;
+  /**
+   * Tokens of the last request's instructions and tool schemas: what every request carries
+   * before any item, so `line - overheadTokens` is the room items have under the line.
+   */
+  readonly overheadTokens: number;
+  /**
+   * Tokens it takes to write every dropped fact once as the harness checks it (its first 160
+   * characters, one per line, nothing else). When this is more than the room under the line, no
+   * compaction can keep them all visible, whatever it writes.
+   */
+  readonly droppedFactTokens: number;
   /** The compaction summary in the last request, to read what the model was left with. */
   readonly finalSummary: string | undefined;
 }
@@ -197,6 +208,12 @@ export async function measureCompactionQuality({
     errorLines: recall(facts.errorLines, visible),
     identifiers: recall(facts.identifiers, visible),
     invalidRequests,
+    overheadTokens:
+      last === undefined
+        ? 0
+        : tokens.countText(last.instructions ?? '') +
+          (last.tools.length === 0 ? 0 : tokens.countText(JSON.stringify(last.tools))),
+    droppedFactTokens: factTokens(facts, tokens),
     finalSummary: finalItems.find(isSummaryItem)?.text,
   };
 }

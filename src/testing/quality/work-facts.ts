@@ -1,3 +1,4 @@
+import type { TokenCounter } from '../../tokens/types.js';
 import type { Item } from '../../transcript/types.js';
 
 /**
@@ -129,6 +130,18 @@ export function workFactsOf(items: readonly Item[]): WorkFacts {
     errorLines: unique(errorLines),
     identifiers: unique(identifiers),
   };
+}
+
+/**
+ * Tokens it takes to write every fact once as `isVisible` checks it (its first 160 characters,
+ * one per line, nothing else): the least room any text showing them all needs.
+ */
+export function factTokens(facts: WorkFacts, tokens: TokenCounter): number {
+  return tokens.countText(
+    [...facts.paths, ...facts.errorLines, ...facts.identifiers]
+      .map((fact) => flatten(fact).slice(0, 160))
+      .join('\n'),
+  );
 }
 
 /** Everything a model reads in a request, whitespace-flattened, for "is this fact still visible" checks. */
