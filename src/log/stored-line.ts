@@ -1,18 +1,11 @@
 import type { StoreErrorCode } from '../errors/error-codes.js';
 import { StoreError } from '../errors/index.js';
-import { SESSION_EVENT_TYPES, SESSION_SCHEMA_VERSION, type SessionEvent } from './events.js';
+import { shapeProblems } from '../vocabulary/schemas/describe-issues.js';
+import { StoredEnvelopeSchema } from '../vocabulary/schemas/session-event.js';
+import { SESSION_SCHEMA_VERSION, type SessionEvent } from './events.js';
 import { checkSeal } from './line-checksum.js';
 import { newEventProblem } from './new-event-problem.js';
 import { upgradeStoredEvent } from './upgrade-stored-event.js';
-
-/** Fields a stored line may carry; none is trusted until checked. */
-interface StoredFields {
-  readonly v?: unknown;
-  readonly seq?: unknown;
-  readonly at?: unknown;
-  readonly type?: unknown;
-  readonly crc?: unknown;
-}
 
 /** The first schema version whose lines carry a checksum; older lines are read without one. */
 const FIRST_SEALED_VERSION = 2;
@@ -50,35 +43,25 @@ export function parseStoredLine({
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return fail('not an event object');
   }
-  const fields = value as StoredFields;
-  const version = fields.v;
-  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1) {
-    return fail(`missing or invalid schema version ${JSON.stringify(version) ?? 'undefined'}`);
-  }
-  if (version > SESSION_SCHEMA_VERSION) {
+  const { crc: _checksum, ...fields } = value as Record<string, unknown>;
+  const version = fields['v'];
+  if (typeof version === 'number' && version > SESSION_SCHEMA_VERSION) {
     return fail(
       `schema version ${version} is newer than this loopkeeper understands (${SESSION_SCHEMA_VERSION}); upgrade loopkeeper to read it`,
       'unsupported_schema_version',
     );
   }
-  if (version >= FIRST_SEALED_VERSION && seal !== 'valid') {
+  const envelope = shapeProblems(StoredEnvelopeSchema, fields, 'the line');
+  if (envelope.length > 0) return fail(envelope.join('; '));
+  if ((version as number) >= FIRST_SEALED_VERSION && seal !== 'valid') {
     return fail('its checksum is missing or damaged');
   }
-  if (fields.seq !== expectedSeq) {
-    return fail(`expected seq ${expectedSeq}, found ${JSON.stringify(fields.seq) ?? 'none'}`);
-  }
-  if (typeof fields.at !== 'string') return fail('missing timestamp');
-  const type = fields.type;
-  if (typeof type !== 'string' || !(SESSION_EVENT_TYPES as readonly string[]).includes(type)) {
-    return fail(`unknown event type ${JSON.stringify(type) ?? 'undefined'}`);
+  if (fields['seq'] !== expectedSeq) {
+    return fail(`expected seq ${expectedSeq}, found ${JSON.stringify(fields['seq'])}`);
   }
   // A valid checksum proves the line is as written, not that what was written is an event: a
   // forged or buggy line (`items: null`) must fail here, typed, not later as a TypeError.
-  const problem = newEventProblem({ event: value, seq: expectedSeq });
-  if (problem !== undefined) return fail(`not a valid ${type} event: ${problem}`);
-  if (seal === 'valid') {
-    const { crc: _checksum, ...event } = fields;
-    return upgradeStoredEvent(event as SessionEvent, version);
-  }
-  return upgradeStoredEvent(value as SessionEvent, version);
+  const event = upgradeStoredEvent(fields as unknown as SessionEvent, version as number);
+  const problem = newEventProblem({ event, seq: expectedSeq });
+  return problem === undefined ? event : fail(`not a valid event: ${problem}`);
 }

@@ -1,5 +1,7 @@
 import { ApprovalError } from '../errors/approval-error.js';
 import { LoopNotRunningError } from '../errors/loop-not-running-error.js';
+import { shapeProblems } from '../vocabulary/schemas/describe-issues.js';
+import { ToolApprovalSchema } from '../vocabulary/schemas/host-input.js';
 import type { AgentLoopActor } from './create-agent-loop.js';
 import { isLoopRunning } from './is-loop-running.js';
 import type { ToolApproval, TurnResult } from './turn-result.js';
@@ -133,44 +135,22 @@ function checkedDecisions(decisions: ToolApproval | readonly ToolApproval[]): To
   }
   const seen = new Set<string>();
   return list.map((value, index) => {
-    const decision = value as Partial<ToolApproval> | null;
-    const where = list.length === 1 ? 'the decision' : `decision ${index}`;
-    if (typeof decision !== 'object' || decision === null) {
-      throw new ApprovalError(`decide: ${where} must be an object {callId, approved, reason?}`, {
+    const problems = shapeProblems(ToolApprovalSchema, value, 'it');
+    if (problems.length > 0) {
+      const { callId } = ((typeof value === 'object' ? value : null) ?? {}) as { callId?: unknown };
+      const call = typeof callId === 'string' && callId !== '' ? ` (call ${callId})` : '';
+      const where = list.length === 1 ? 'the decision' : `decision ${index}`;
+      throw new ApprovalError(`decide: ${where}${call}: ${problems.join('; ')}`, {
         code: 'approval_invalid',
       });
     }
-    if (typeof decision.callId !== 'string' || decision.callId === '') {
-      throw new ApprovalError(`decide: ${where} needs a callId (a non-empty string)`, {
-        code: 'approval_invalid',
-      });
-    }
-    if (typeof decision.approved !== 'boolean') {
-      throw new ApprovalError(
-        `decide: ${where} (call ${decision.callId}) needs approved: true or false`,
-        {
-          code: 'approval_invalid',
-        },
-      );
-    }
-    if (decision.reason !== undefined && typeof decision.reason !== 'string') {
-      throw new ApprovalError(
-        `decide: ${where} (call ${decision.callId}) has a reason that is not a string`,
-        {
-          code: 'approval_invalid',
-        },
-      );
-    }
-    if (seen.has(decision.callId)) {
-      throw new ApprovalError(`decide: tool call ${decision.callId} is decided twice in one call`, {
+    const { callId, approved, reason } = value as ToolApproval;
+    if (seen.has(callId)) {
+      throw new ApprovalError(`decide: tool call ${callId} is decided twice in one call`, {
         code: 'approval_already_decided',
       });
     }
-    seen.add(decision.callId);
-    return {
-      callId: decision.callId,
-      approved: decision.approved,
-      ...(decision.reason === undefined ? {} : { reason: decision.reason }),
-    };
+    seen.add(callId);
+    return { callId, approved, ...(reason === undefined ? {} : { reason }) };
   });
 }

@@ -57,7 +57,7 @@ export async function createTokenCounter({
       byObject.set(item, cached);
       return cached;
     }
-    const tokens = countItemTokens({ item, index, rules, parts: partsOf(item) });
+    const tokens = countItemTokens({ item, rules, parts: partsOf(item) });
     cache.set(item, tokens);
     byObject.set(item, tokens);
     return tokens;

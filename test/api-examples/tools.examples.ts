@@ -58,7 +58,7 @@ export async function example_hashToolArguments(): Promise<void> {
   console.log(hashToolArguments('{"path":"README.md"}')); // sha256:…
 }
 
-// TOOL_NAME_PATTERN: src/tools/validate-tool-definition.ts
+// TOOL_NAME_PATTERN: src/vocabulary/schemas/tool-definition.ts
 export async function example_TOOL_NAME_PATTERN(): Promise<void> {
   // Turn an MCP tool name such as 'github.search issues' into one the providers accept.
   const name = 'github.search issues'.replace(/[^a-zA-Z0-9_-]/g, '_');

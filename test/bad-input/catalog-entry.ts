@@ -46,13 +46,39 @@ export function expectTypedError(error: unknown, errorClass: ErrorClass, code: s
   return `${errorClass.name} (${code})`;
 }
 
-/** `expectTypedError` for an input refused by a thrown error, e.g. bad options. */
+/**
+ * The wording of a refusal as the catalogue quotes it: for problems, each one's index, item id
+ * and what is wrong, as the error carries them; otherwise the error's message.
+ */
+export function quoted(error: unknown): string {
+  const { problems, message } = error as {
+    readonly problems?: readonly { index: number; id?: string; message: string }[];
+    readonly message: string;
+  };
+  const text =
+    problems === undefined
+      ? message
+      : problems
+          .map(
+            ({ index, id, message: what }) =>
+              `item ${index}${id === undefined ? '' : ` (${id})`}: ${what}`,
+          )
+          .join('; ');
+  return ` ("${text}")`;
+}
+
+/**
+ * `expectTypedError` for an input refused by a thrown error, e.g. bad options; with `quote`, the
+ * result quotes what the error says is wrong.
+ */
 export async function expectRefused(
   act: () => unknown,
   errorClass: ErrorClass,
   code: string,
+  { quote = false }: { readonly quote?: boolean } = {},
 ): Promise<string> {
-  return `throws ${expectTypedError(await thrownBy(act), errorClass, code)}`;
+  const error = await thrownBy(act);
+  return `throws ${expectTypedError(error, errorClass, code)}${quote ? quoted(error) : ''}`;
 }
 
 /**
@@ -68,7 +94,8 @@ export function expectRunFailed(
   expectFailedSafely(probe);
   expectLogValid(probe);
   expect(probe.next.finished.outcome).toBe('completed');
-  return `run fails with ${name} (${code}), loop back in idle, nothing lost; the session goes on`;
+  const said = probe.finished.error?.message;
+  return `run fails with ${name} (${code})${said === undefined ? '' : ` ("${said}")`}, loop back in idle, nothing lost; the session goes on`;
 }
 
 function expectFailedSafely(probe: LoopProbe): void {

@@ -93,6 +93,7 @@ export const optionInputs: readonly CatalogEntry[] = [
           }),
         ToolError,
         'tool_invalid_definition',
+        { quote: true },
       ),
   },
   {
@@ -103,6 +104,7 @@ export const optionInputs: readonly CatalogEntry[] = [
         () => defineTool({ name: 'schemaless', description: 'x', execute: () => 1 } as never),
         ToolError,
         'tool_invalid_definition',
+        { quote: true },
       ),
   },
   {
@@ -158,7 +160,8 @@ export const optionInputs: readonly CatalogEntry[] = [
   {
     area: 'options',
     input: 'createCompactor without a trigger',
-    check: () => expectRefused(() => createCompactor({} as never), ConfigError, 'config'),
+    check: () =>
+      expectRefused(() => createCompactor({} as never), ConfigError, 'config', { quote: true }),
   },
   {
     area: 'options',
@@ -168,6 +171,7 @@ export const optionInputs: readonly CatalogEntry[] = [
         () => createCompactor({ trigger, backend: { name: 'x', maxInputTokens: 10 } as never }),
         ConfigError,
         'config',
+        { quote: true },
       ),
   },
 ];

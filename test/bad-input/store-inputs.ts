@@ -15,7 +15,13 @@ import { ScriptedModel } from 'loopkeeper/testing';
 import type { TokenCounter } from 'loopkeeper/tokens';
 import { expect } from 'vitest';
 import { reseal } from '../support/log-lines.js';
-import { type CatalogEntry, expectRefused, expectTypedError, thrownBy } from './catalog-entry.js';
+import {
+  type CatalogEntry,
+  expectRefused,
+  expectTypedError,
+  quoted,
+  thrownBy,
+} from './catalog-entry.js';
 
 /** Runs `body` with a fresh temp dir, removed afterwards. */
 async function inTempDirectory<T>(body: (directory: string) => Promise<T>): Promise<T> {
@@ -237,7 +243,7 @@ export const storeInputs: readonly CatalogEntry[] = [
       const stored: unknown[] = [];
       for await (const event of store.read('kept')) stored.push(event);
       expect(stored).toHaveLength(1);
-      return `throws ${typed}; nothing written, earlier events intact`;
+      return `throws ${typed}${quoted(error)}; nothing written, earlier events intact`;
     },
   },
 ];

@@ -17,6 +17,7 @@ import {
   expectRunFailed,
   expectTypedError,
   probeLoop,
+  quoted,
   thrownBy,
 } from './catalog-entry.js';
 
@@ -39,9 +40,13 @@ const result = (id: string, callId: string): Item => ({
 async function refusedTranscript(items: readonly unknown[], kinds: readonly string[]) {
   const error = await thrownBy(() => assertValidTranscript(items));
   const typed = expectTypedError(error, ProtocolError, 'protocol_invalid');
-  const found = (error as ProtocolError).problems.map((problem) => problem.kind);
+  const { problems } = error as ProtocolError;
+  const found = problems.map((problem) => problem.kind);
   expect(found).toEqual(kinds);
-  return `throws ${typed} listing ${[...new Set(found)].join(', ')}`;
+  // Shape problems are quoted: index, item id and what is wrong, as the error carries them.
+  const shapes = problems.filter((problem) => problem.kind === 'invalid_item');
+  const wording = shapes.length === 0 ? '' : quoted({ problems: shapes });
+  return `throws ${typed} listing ${[...new Set(found)].join(', ')}${wording}`;
 }
 
 function nested(depth: number): unknown {
@@ -142,7 +147,7 @@ export const transcriptInputs: readonly CatalogEntry[] = [
       const error = await thrownBy(() =>
         fromChatMessages([{ role: 'narrator', content: 'Once upon a time' }]),
       );
-      return `fromChatMessages throws ${expectTypedError(error, ProtocolError, 'protocol_invalid')}`;
+      return `fromChatMessages throws ${expectTypedError(error, ProtocolError, 'protocol_invalid')}${quoted(error)}`;
     },
   },
   {

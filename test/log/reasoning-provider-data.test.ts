@@ -136,7 +136,7 @@ describe('ReasoningPart.providerData in the log (schema version 5)', () => {
         expect(StoreError.isInstance(error), what).toBe(true);
         expect(error, what).toMatchObject({ code: 'invalid_event' });
         expect((error as Error).message, what).toMatch(
-          /event 1 .*item 0: reasoning\[0\]\.providerData/,
+          /event 1 .*items\[0\]\.reasoning\[0\]\.providerData/,
         );
       }
       // A marker's inline items are checked the same way.
@@ -158,7 +158,7 @@ describe('ReasoningPart.providerData in the log (schema version 5)', () => {
         tokensAfter: 1,
       };
       const error = await rejection(store.append('s1', [marker as never]));
-      expect((error as Error).message).toMatch(/view entry 0: reasoning\[0\]\.providerData/);
+      expect((error as Error).message).toMatch(/view\[0\]\.item\.reasoning\[0\]\.providerData/);
       expect(await collect(store.read('s1'))).toEqual([]);
     });
   }

@@ -165,19 +165,27 @@ export function describeSessionStoreContract({
     });
 
     it.each([
-      ['a non-object', 'not an event', /not an object/],
-      ['an unknown type', { type: 'items-deleted' }, /unknown event type "items-deleted"/],
+      ['a non-object', 'not an event', /the event must be an object/],
+      [
+        'an unknown type',
+        { type: 'items-deleted' },
+        /type must be 'items-appended', .* \(got string 'items-deleted'\)/,
+      ],
       [
         'items that are not an array',
         { type: 'items-appended', items: 'a' },
         /items must be an array/,
       ],
-      ['an item without an id', { type: 'items-appended', items: [{ kind: 'user' }] }, /string id/],
+      [
+        'an item without an id',
+        { type: 'items-appended', items: [{ kind: 'user' }] },
+        /items\[0\]\.id must be a string \(got nothing\)/,
+      ],
       ['a marker covering itself', replacement({ throughSeq: 3, view: [] }), /throughSeq must be/],
       [
         'a marker with a bad view entry',
         replacement({ throughSeq: 0, view: [{} as never] }),
-        /view entry 0/,
+        /view\[0\] must be \{ref\} or \{item\}/,
       ],
       [
         'usage without a model',

@@ -209,7 +209,7 @@ describe('countItem', () => {
     }
     const arguments_ = bad[5];
     expect(() => counter.countItem(arguments_ as Item)).toThrow(
-      /toolCalls\[0\]\.arguments must be a string, got an object/,
+      /cannot count tokens: toolCalls\[0\]\.arguments must be a string \(got an object\)/,
     );
   });
 

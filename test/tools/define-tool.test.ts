@@ -58,10 +58,18 @@ describe('defineTool', () => {
 
   it.each([
     ['an empty name', { ...valid, name: '' }, /name must be 1 to 64 letters/],
-    ['a name with a space', { ...valid, name: 'read file' }, /name must be.*"read file"/],
+    [
+      'a name with a space',
+      { ...valid, name: 'read file' },
+      /name must be.*\(got string 'read file'\)/,
+    ],
     ['a name of 65 characters', { ...valid, name: 'a'.repeat(65) }, /name must be/],
     ['a name with a dot', { ...valid, name: 'fs.read' }, /name must be/],
-    ['a missing description', { ...valid, description: undefined }, /description must be a string/],
+    [
+      'a missing description',
+      { ...valid, description: undefined },
+      /description must be a string \(got nothing\)/,
+    ],
     [
       'no parameters',
       { ...valid, parameters: undefined },
@@ -70,7 +78,7 @@ describe('defineTool', () => {
     [
       'parameters of type array',
       { ...valid, parameters: { type: 'array' } },
-      /parameters.type must be 'object'.*"array"/,
+      /parameters.type must be 'object'.*\(got string 'array'\)/,
     ],
     [
       'required that is not a list of names',
@@ -85,7 +93,7 @@ describe('defineTool', () => {
     ['a zero timeout', { ...valid, timeoutMs: 0 }, /timeoutMs must be a whole number/],
     ['a fractional timeout', { ...valid, timeoutMs: 1.5 }, /timeoutMs must be a whole number/],
     ['a timeout Node cannot honour', { ...valid, timeoutMs: 2 ** 31 }, /timeoutMs must be/],
-    ['no execute', { ...valid, execute: 'run' }, /execute must be a function \(got "run"\)/],
+    ['no execute', { ...valid, execute: 'run' }, /execute must be a function \(got string 'run'\)/],
   ])('refuses %s with a ToolError that says what is wrong', (_label, definition, message) => {
     const error = definitionError(definition);
     expect(error.code).toBe('tool_invalid_definition');
@@ -96,8 +104,8 @@ describe('defineTool', () => {
     const error = definitionError({ name: 'bad name', parameters: {}, execute: null });
     expect(error.message).toMatch(/^Tool "bad name" is not a valid tool definition/);
     expect(error.message).toMatch(/name must be/);
-    expect(error.message).toMatch(/description must be a string \(got undefined\)/);
-    expect(error.message).toMatch(/parameters.type must be 'object'/);
+    expect(error.message).toMatch(/description must be a string \(got nothing\)/);
+    expect(error.message).toMatch(/parameters.type must be 'object'.*\(got nothing\)/);
     expect(error.message).toMatch(/execute must be a function \(got null\)/);
   });
 

@@ -169,12 +169,17 @@ describe('fromChatMessages', () => {
       { index: 3, kind: 'invalid_item' },
       { index: 4, kind: 'invalid_item' },
     ]);
-    expect(problems[1]?.message).toContain("unknown role string 'robot'");
+    expect(problems[0]?.message).toBe(
+      "chat message: message must be an object (got string 'hello')",
+    );
+    expect(problems[1]?.message).toBe(
+      "robot message: role must be 'system', 'developer', 'user', 'assistant' or 'tool' (got string 'robot')",
+    );
     expect(problems[2]).toMatchObject({ id: 'c1' });
     expect(problems[2]?.message).toContain(
       'tool_calls[0].function.arguments must be a string holding the raw JSON',
     );
-    expect(problems[3]?.message).toContain('tool_call_id must be a non-empty string');
+    expect(problems[3]?.message).toBe('tool message: tool_call_id must be a string (got nothing)');
   });
 
   it('throws a typed error, not a crash, for input that is not an array', () => {

@@ -53,7 +53,7 @@ describe('repairTranscript', () => {
       { kind: 'dropped_duplicate_result', index: 4 },
       { kind: 'dropped_orphan_result', index: 5 },
     ]);
-    expect(repaired.repairs[0]?.message).toContain('item is not an object');
+    expect(repaired.repairs[0]?.message).toContain('item must be an object');
   });
 
   it('moves misplaced results into the block after their call, keeping their id', () => {

@@ -113,13 +113,16 @@ describe('validateTranscript', () => {
     expect(problems.every((problem) => problem.kind === 'invalid_item')).toBe(true);
     expect(problems.map((problem) => problem.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     const messages = problems.map((problem) => problem.message);
-    expect(messages[0]).toContain('not an object');
-    expect(messages[2]).toContain("unknown kind string 'robot'");
-    expect(messages[3]).toContain('id must be a non-empty string');
-    expect(messages[5]).toContain('content must be a string or an array of parts');
-    expect(messages[6]).toContain('toolCalls[0].arguments must be a string');
+    expect(messages[0]).toBe("item must be an object (got string 'hello')");
+    expect(messages[2]).toBe(
+      "kind must be 'user', 'assistant', 'toolResult' or 'context' (got string 'robot')",
+    );
+    expect(messages[3]).toBe('id must be a string (got nothing)');
+    expect(messages[4]).toBe("id must not be empty (got string '')");
+    expect(messages[5]).toContain('content must be a string or an array of text and image parts');
+    expect(messages[6]).toBe('toolCalls[0].arguments must be a string (got an object)');
     expect(messages[7]).toContain('toolCalls must be left out');
-    expect(messages[8]).toContain('isError must be a boolean');
+    expect(messages[8]).toBe("isError must be true or false (got string 'no')");
     expect(problems[6]?.id).toBe('a');
   });
 
@@ -179,7 +182,7 @@ describe('assertValidTranscript', () => {
     ]);
     expect(error.message).toContain('3 problems');
     expect(error.message).toContain('item 1 (u): duplicate_item_id');
-    expect(error.message).toContain('item 2: invalid_item: item is not an object (got number 7)');
+    expect(error.message).toContain('item 2: invalid_item: item must be an object (got number 7)');
     expect(error.message).toContain("item 3 (r): orphan_result: tool result answers call 'ghost'");
   });
 });

@@ -2,6 +2,8 @@ import { ConfigError } from '../../errors/config-error.js';
 import type { TokenCounter } from '../../tokens/types.js';
 import { createItemId } from '../../transcript/ids.js';
 import { type ContextItem, type Item, MODEL_PLAN_CONTEXT_NAME } from '../../transcript/types.js';
+import { shapeProblems } from '../../vocabulary/schemas/describe-issues.js';
+import { PlanUpdateSchema } from '../../vocabulary/schemas/host-input.js';
 
 export { MODEL_PLAN_CONTEXT_NAME } from '../../transcript/types.js';
 
@@ -47,7 +49,6 @@ export interface PlanUpdate {
   readonly explanation?: string;
 }
 
-const statuses: readonly PlanStepStatus[] = ['pending', 'in_progress', 'completed'];
 const heading = 'Plan (pinned; the latest version replaces every earlier one):';
 
 /**
@@ -63,38 +64,14 @@ const heading = 'Plan (pinned; the latest version replaces every earlier one):';
  * ```
  */
 export function checkPlanUpdate(update: unknown): PlanUpdate {
-  const record =
-    typeof update === 'object' && update !== null ? (update as Record<string, unknown>) : undefined;
-  const plan = record?.['plan'];
-  if (!Array.isArray(plan)) {
-    throw new ConfigError('A plan update needs `plan`: a list of {step, status} objects', {
+  const problems = shapeProblems(PlanUpdateSchema, update, 'the plan update');
+  if (problems.length > 0) {
+    throw new ConfigError(`Not a plan update: ${problems.join('; ')}`, {
       code: 'config_invalid_input',
     });
   }
-  const steps = plan.map((entry: unknown, index): PlanStep => {
-    const step =
-      typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {};
-    const text = step['step'];
-    const status = step['status'];
-    if (typeof text !== 'string' || text.trim() === '') {
-      throw new ConfigError(`Plan step ${index + 1} needs \`step\`: a non-empty string`, {
-        code: 'config_invalid_input',
-      });
-    }
-    if (typeof status !== 'string' || !statuses.includes(status as PlanStepStatus)) {
-      throw new ConfigError(
-        `Plan step ${index + 1} needs \`status\`: one of ${statuses.join(', ')} (got ${JSON.stringify(status)})`,
-        { code: 'config_invalid_input' },
-      );
-    }
-    return { step: text, status: status as PlanStepStatus };
-  });
-  const explanation = record?.['explanation'];
-  if (explanation !== undefined && typeof explanation !== 'string') {
-    throw new ConfigError("A plan update's `explanation` must be a string", {
-      code: 'config_invalid_input',
-    });
-  }
+  const { plan, explanation } = update as PlanUpdate;
+  const steps = plan.map(({ step, status }) => ({ step, status }));
   return explanation === undefined || explanation.trim() === ''
     ? { plan: steps }
     : { plan: steps, explanation };

@@ -2,6 +2,8 @@ import { ModelError } from '../../errors/model-error.js';
 import type { ModelResponse } from '../../model/types.js';
 import { createItemId } from '../../transcript/ids.js';
 import type { AssistantItem } from '../../transcript/types.js';
+import { shapeProblems } from '../../vocabulary/schemas/describe-issues.js';
+import { ModelAnswerSchema } from '../../vocabulary/schemas/host-input.js';
 import type { LoopSession } from '../loop-session.js';
 
 /**
@@ -51,26 +53,7 @@ function assertNotEmpty(response: ModelResponse): void {
 
 /** Refuses a malformed answer (as sloppy compatible servers send) before it can reach the log. */
 function assertWellFormedResponse(response: ModelResponse): void {
-  const value = response as unknown as Record<string, unknown>;
-  const problems: string[] = [];
-  if (value['text'] !== undefined && typeof value['text'] !== 'string') {
-    problems.push('text is not a string');
-  }
-  const calls = value['toolCalls'];
-  if (calls !== undefined && !Array.isArray(calls)) problems.push('toolCalls is not a list');
-  for (const [index, call] of (Array.isArray(calls) ? calls : []).entries()) {
-    const record = (typeof call === 'object' && call !== null ? call : {}) as Record<
-      string,
-      unknown
-    >;
-    if (typeof record['id'] !== 'string') problems.push(`tool call ${index} has no string id`);
-    if (typeof record['name'] !== 'string' || record['name'] === '') {
-      problems.push(`tool call ${index} has no name`);
-    }
-    if (typeof record['arguments'] !== 'string') {
-      problems.push(`tool call ${index} arguments are not a JSON string`);
-    }
-  }
+  const problems = shapeProblems(ModelAnswerSchema, response, 'the answer');
   if (problems.length > 0) {
     throw new ModelError(`The model's answer is malformed: ${problems.join('; ')}`, {
       kind: 'invalid_response',

@@ -22,14 +22,6 @@ export class MessageProblems {
     this.#add('unsupported_message', message, id);
   }
 
-  /** Refuses every present field outside `allowed`, so nothing is dropped without a word. */
-  onlyFields(record: Record<string, unknown>, allowed: readonly string[], where = ''): void {
-    for (const [field, value] of Object.entries(record)) {
-      if (value === undefined || allowed.includes(field)) continue;
-      this.unsupported(`field '${where}${field}' is not supported`);
-    }
-  }
-
   #add(kind: ProtocolProblemKind, message: string, id: string | undefined): void {
     const text = `${this.#role} message: ${message}`;
     this.list.push(

@@ -1,4 +1,7 @@
-import { describeValue, isRecord } from '../describe-value.js';
+import { type BaseIssue, safeParse } from 'valibot';
+import { type ChatMessage, ChatMessageSchema } from '../../vocabulary/schemas/chat-message.js';
+import { explainIssues } from '../../vocabulary/schemas/describe-issues.js';
+import { isRecord } from '../describe-value.js';
 import type { DetectErrorInput } from '../detect-error.js';
 import type {
   AssistantItem,
@@ -6,7 +9,6 @@ import type {
   ContextItem,
   Item,
   ProtocolProblem,
-  ToolCall,
   ToolResultItem,
   UserItem,
 } from '../types.js';
@@ -27,41 +29,54 @@ export type ReadMessage =
   | { readonly item: Item; readonly problems?: undefined }
   | { readonly item?: undefined; readonly problems: readonly ProtocolProblem[] };
 
-/** Converts one Chat Completions message into an item, or says exactly why it cannot. */
+/**
+ * Converts one Chat Completions message into an item, or says exactly why it cannot, by
+ * `ChatMessageSchema`: what the reader cannot represent (a field it would drop, a part or call
+ * type, audio, the deprecated `function` role) is `unsupported_message`, anything else
+ * malformed `invalid_item`; a problem inside a tool call carries the call's id.
+ */
 export function readChatMessage(message: unknown, context: ReadMessageContext): ReadMessage {
-  if (!isRecord(message)) {
-    const problems = new MessageProblems(context.index, 'chat');
-    problems.invalid(`message is not an object (got ${describeValue(message)})`);
-    return { problems: problems.list };
-  }
-  const { role } = message;
+  const result = safeParse(ChatMessageSchema, message);
+  if (result.success) return { item: toItem(result.output, context) };
+  const { role, tool_calls: calls } = isRecord(message) ? message : {};
   const problems = new MessageProblems(context.index, typeof role === 'string' ? role : 'chat');
-  let item: Item | undefined;
-  if (role === 'system' || role === 'developer')
-    item = readContext(message, role, context, problems);
-  else if (role === 'user') item = readUser(message, context, problems);
-  else if (role === 'assistant') item = readAssistant(message, context, problems);
-  else if (role === 'tool') item = readTool(message, context, problems);
-  else if (role === 'function') {
-    problems.unsupported(
-      "deprecated 'function' messages are not supported; use tool calls and 'tool' messages",
-    );
-  } else {
-    problems.invalid(
-      `unknown role ${describeValue(role)} (expected system, developer, user, assistant or tool)`,
-    );
+  for (const { issue, path, message: text } of explainIssues({
+    issues: result.issues,
+    subject: 'message',
+    schema: ChatMessageSchema,
+    value: message,
+  })) {
+    const call: unknown =
+      path[0] === 'tool_calls' && Array.isArray(calls) ? calls[Number(path[1])] : undefined;
+    const callId =
+      isRecord(call) && typeof call['id'] === 'string' && call['id'] !== ''
+        ? call['id']
+        : undefined;
+    if (isUnsupported(issue, path)) problems.unsupported(text, callId);
+    else problems.invalid(text, callId);
   }
-  if (problems.list.length > 0 || item === undefined) return { problems: problems.list };
-  return { item };
+  return { problems: problems.list };
 }
 
-function readName(message: Record<string, unknown>, problems: MessageProblems): string | undefined {
-  const { name } = message;
-  if (name !== undefined && typeof name !== 'string') {
-    problems.invalid(`name must be a string (got ${describeValue(name)})`);
-    return undefined;
+/** A field the reader would drop, a refused value, or a type tag it does not know. */
+function isUnsupported(issue: BaseIssue<unknown>, path: readonly PropertyKey[]): boolean {
+  if (issue.expected === 'never' || issue.type === 'custom') return true;
+  const tag = issue.type === 'variant' && typeof issue.input === 'string' && path.length > 0;
+  return tag && (path.at(-1) !== 'role' || issue.input === 'function');
+}
+
+function toItem(message: ChatMessage, context: ReadMessageContext): Item {
+  switch (message.role) {
+    case 'system':
+    case 'developer':
+      return readContext(message, context);
+    case 'user':
+      return readUser(message, context);
+    case 'assistant':
+      return readAssistant(message, context);
+    case 'tool':
+      return readTool(message, context);
   }
-  return name;
 }
 
 function shapeOf(shape: ChatShape): { chatShape?: ChatShape } {
@@ -73,16 +88,10 @@ function partLengths(read: ReadText): ChatShape {
 }
 
 function readContext(
-  message: Record<string, unknown>,
-  role: 'system' | 'developer',
+  { role, name, content }: Extract<ChatMessage, { role: 'system' | 'developer' }>,
   context: ReadMessageContext,
-  problems: MessageProblems,
-): ContextItem | undefined {
-  problems.onlyFields(message, ['role', 'content', 'name']);
-  const name = readName(message, problems);
-  const { content } = message;
-  const read = readTextContent(content, problems);
-  if (read === undefined) return undefined;
+): ContextItem {
+  const read = readTextContent(content);
   const shape: ChatShape = {
     ...(role === 'developer' ? { role } : {}),
     ...partLengths(read),
@@ -98,35 +107,22 @@ function readContext(
 }
 
 function readUser(
-  message: Record<string, unknown>,
+  { name, content }: Extract<ChatMessage, { role: 'user' }>,
   context: ReadMessageContext,
-  problems: MessageProblems,
-): UserItem | ContextItem | undefined {
-  problems.onlyFields(message, ['role', 'content', 'name']);
-  const name = readName(message, problems);
-  const { content } = message;
+): UserItem | ContextItem {
   const fenced = name === undefined ? unfencedContext(content) : undefined;
   if (fenced !== undefined) {
     return { kind: 'context', id: context.id, name: fenced.name, text: fenced.text };
   }
-  const read = readUserContent(content, problems);
-  if (read === undefined) return undefined;
+  const read = readUserContent(content);
   return { kind: 'user', id: context.id, content: read, ...(name === undefined ? {} : { name }) };
 }
 
 function readTool(
-  message: Record<string, unknown>,
+  { tool_call_id: callId, content }: Extract<ChatMessage, { role: 'tool' }>,
   context: ReadMessageContext,
-  problems: MessageProblems,
-): ToolResultItem | undefined {
-  problems.onlyFields(message, ['role', 'content', 'tool_call_id']);
-  const { tool_call_id: callId, content } = message;
-  if (typeof callId !== 'string' || callId === '') {
-    problems.invalid(`tool_call_id must be a non-empty string (got ${describeValue(callId)})`);
-    return undefined;
-  }
-  const read = readTextContent(content, problems);
-  if (read === undefined) return undefined;
+): ToolResultItem {
+  const read = readTextContent(content);
   const toolName = context.toolNameOf(callId);
   return {
     kind: 'toolResult',
@@ -142,36 +138,13 @@ function readTool(
 const nullableFields = ['refusal', 'audio', 'function_call', 'reasoning_content'] as const;
 
 function readAssistant(
-  message: Record<string, unknown>,
+  message: Extract<ChatMessage, { role: 'assistant' }>,
   context: ReadMessageContext,
-  problems: MessageProblems,
-): AssistantItem | undefined {
-  problems.onlyFields(message, ['role', 'content', 'name', 'tool_calls', ...nullableFields]);
-  const name = readName(message, problems);
+): AssistantItem {
+  const { name, content, refusal, reasoning_content: reasoning, tool_calls } = message;
   const nullFields = nullableFields.filter((field) => message[field] === null);
-  const {
-    content,
-    refusal,
-    audio,
-    function_call,
-    reasoning_content: reasoning,
-    tool_calls,
-  } = message;
-  if (isRecord(audio)) problems.unsupported('audio responses are not supported');
-  if (isRecord(function_call)) {
-    problems.unsupported("the deprecated 'function_call' is not supported; use 'tool_calls'");
-  }
-  if (refusal !== undefined && refusal !== null && typeof refusal !== 'string') {
-    problems.invalid(`refusal must be a string or null (got ${describeValue(refusal)})`);
-  }
-  if (reasoning !== undefined && reasoning !== null && typeof reasoning !== 'string') {
-    problems.invalid(
-      `reasoning_content must be a string or null (got ${describeValue(reasoning)})`,
-    );
-  }
-  const read =
-    content === undefined || content === null ? undefined : readTextContent(content, problems);
-  const toolCalls = readToolCalls(tool_calls, problems);
+  const read = content === undefined || content === null ? undefined : readTextContent(content);
+  const toolCalls = tool_calls?.map(({ id, function: called }) => ({ id, ...called }));
   const shape: ChatShape = {
     ...(content === undefined ? { contentAbsent: true as const } : {}),
     ...(read === undefined ? {} : partLengths(read)),
@@ -188,65 +161,4 @@ function readAssistant(
     ...(name === undefined ? {} : { name }),
     ...shapeOf(shape),
   };
-}
-
-function readToolCalls(value: unknown, problems: MessageProblems): ToolCall[] | undefined {
-  if (value === undefined) return undefined;
-  if (!Array.isArray(value)) {
-    problems.invalid(`tool_calls must be an array (got ${describeValue(value)})`);
-    return undefined;
-  }
-  const calls: ToolCall[] = [];
-  value.forEach((call: unknown, callIndex) => {
-    const read = readToolCall(call, `tool_calls[${callIndex}]`, problems);
-    if (read !== undefined) calls.push(read);
-  });
-  return calls;
-}
-
-function readToolCall(
-  call: unknown,
-  where: string,
-  problems: MessageProblems,
-): ToolCall | undefined {
-  if (!isRecord(call)) {
-    problems.invalid(`${where} is not an object (got ${describeValue(call)})`);
-    return undefined;
-  }
-  const { id, type, function: called } = call;
-  const validId = typeof id === 'string' && id !== '' ? id : undefined;
-  if (validId === undefined) {
-    problems.invalid(`${where}.id must be a non-empty string (got ${describeValue(id)})`);
-  }
-  if (type === 'custom') {
-    const message = `${where} is a custom tool call; only function tool calls are supported`;
-    problems.unsupported(message, validId);
-    return undefined;
-  }
-  if (type !== 'function') {
-    problems.invalid(`${where}.type must be 'function' (got ${describeValue(type)})`, validId);
-    return undefined;
-  }
-  problems.onlyFields(call, ['id', 'type', 'function'], `${where}.`);
-  if (!isRecord(called)) {
-    problems.invalid(`${where}.function must be an object (got ${describeValue(called)})`, validId);
-    return undefined;
-  }
-  problems.onlyFields(called, ['name', 'arguments'], `${where}.function.`);
-  const { name, arguments: raw } = called;
-  const validName = typeof name === 'string' && name !== '' ? name : undefined;
-  if (validName === undefined) {
-    const got = describeValue(name);
-    problems.invalid(`${where}.function.name must be a non-empty string (got ${got})`, validId);
-  }
-  if (typeof raw !== 'string') {
-    const got = describeValue(raw);
-    problems.invalid(
-      `${where}.function.arguments must be a string holding the raw JSON the model produced (got ${got})`,
-      validId,
-    );
-    return undefined;
-  }
-  if (validId === undefined || validName === undefined) return undefined;
-  return { id: validId, name: validName, arguments: raw };
 }

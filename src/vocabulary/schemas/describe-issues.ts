@@ -1,0 +1,139 @@
+import { type BaseIssue, type GenericSchema, safeParse } from 'valibot';
+
+type Issue = BaseIssue<unknown>;
+
+/** A short description of a found value for an error message, without dumping large content. */
+export function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return value === null ? 'null' : 'nothing';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') {
+    const points = [...value];
+    return `string '${points.length > 40 ? `${points.slice(0, 40).join('')}...` : value}'`;
+  }
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
+}
+
+/** One problem in the house wording, with the issue and the full path it comes from. */
+export interface Explained {
+  readonly issue: Issue;
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+}
+
+/** What to explain: valibot's issues, and the schema and value they came from. */
+export interface ExplainInput {
+  readonly issues: readonly Issue[];
+  /** Names the value itself when its own type is wrong. */
+  readonly subject: string;
+  /** Lets a missing field say what it must be; without it the field is only called missing. */
+  readonly schema?: GenericSchema;
+  readonly value?: unknown;
+}
+
+/**
+ * Valibot's issues in the house wording, one message each: the path, what it must be, what was
+ * found (`toolCalls[0].name must not be empty (got string '')`). A union whose value matched one
+ * branch's type reports that branch's issues (a variant reports only the branch its tag names).
+ */
+export function explainIssues(
+  input: ExplainInput,
+  prefix: readonly PropertyKey[] = [],
+): Explained[] {
+  return input.issues.flatMap((issue) => {
+    const path = [...prefix, ...(issue.path ?? []).map(({ key }) => key as PropertyKey)];
+    // A union's inner issues start at the union's value; those past its type (and its keys) are
+    // the issues of the branch the value meant.
+    const branch = (issue.issues ?? []).filter(
+      (inner) => (inner.path?.length ?? 0) > 0 && !isMissing(inner),
+    );
+    if (issue.type === 'union' && branch.length > 0) {
+      return explainIssues({ ...input, issues: branch }, path);
+    }
+    const where = pathText(path) || input.subject;
+    if (issue.expected === 'never') {
+      return [{ issue, path, message: `field '${where}' is not supported` }];
+    }
+    const rule = isMissing(issue) ? missingRule(input, path) : ruleOf(issue);
+    return [{ issue, path, message: `${where} ${rule} (got ${describeValue(issue.input)})` }];
+  });
+}
+
+/** `explainIssues`, the messages only. */
+export function describeIssues(input: ExplainInput): string[] {
+  return explainIssues(input).map(({ message }) => message);
+}
+
+/** What is wrong with `value` by `schema`, in the house wording; empty when nothing is. */
+export function shapeProblems(schema: GenericSchema, value: unknown, subject: string): string[] {
+  const result = safeParse(schema, value);
+  return result.success ? [] : describeIssues({ issues: result.issues, subject, schema, value });
+}
+
+function ruleOf(issue: Issue): string {
+  // Valibot's own messages start with "Invalid"; any other was written by a schema here.
+  return issue.message.startsWith('Invalid ') ? `must be ${wanted(issue.expected)}` : issue.message;
+}
+
+function isMissing(issue: Issue): boolean {
+  return issue.type.endsWith('object') && issue.expected?.startsWith('"') === true;
+}
+
+/** Valibot names only a missing key: the rule comes from the key's own schema, found by path. */
+function missingRule({ schema, value }: ExplainInput, path: readonly PropertyKey[]): string {
+  const entry = schema === undefined ? undefined : schemaAt(schema as Node, path, value);
+  const result = entry === undefined ? undefined : safeParse(entry as GenericSchema, undefined);
+  const issue = result?.issues?.[0];
+  return issue === undefined ? 'is missing' : ruleOf(issue);
+}
+
+/** The parts of a valibot schema that lead from it to the schema of a path inside it. */
+interface Node {
+  readonly entries?: Readonly<Record<string, Node>>;
+  readonly item?: Node;
+  readonly options?: readonly Node[];
+  readonly key?: string;
+  readonly wrapped?: Node;
+  readonly pipe?: readonly Node[];
+  readonly getter?: (input: unknown) => Node;
+}
+
+function schemaAt(schema: Node, path: readonly PropertyKey[], value: unknown): Node | undefined {
+  const inner = schema.pipe?.[0] ?? schema.wrapped ?? schema.getter?.(value);
+  if (inner !== undefined && inner !== schema) return schemaAt(inner, path, value);
+  if (path.length === 0) return schema;
+  const at = (key: PropertyKey): unknown => (value as Record<PropertyKey, unknown> | null)?.[key];
+  const { key: tag, options, entries, item } = schema;
+  if (options !== undefined) {
+    // A variant's branch is the one its tag names; a union's, the first that has the path.
+    const meant = (option: Node) =>
+      tag === undefined || safeParse(option.entries?.[tag] as GenericSchema, at(tag)).success;
+    const found = options.filter(meant).map((option) => schemaAt(option, path, value));
+    return found.find((entry) => entry !== undefined);
+  }
+  const [key, ...rest] = path;
+  const next = entries?.[String(key)] ?? item;
+  return next === undefined ? undefined : schemaAt(next, rest, at(key as PropertyKey));
+}
+
+function pathText(path: readonly PropertyKey[]): string {
+  const keys = path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`));
+  return keys.join('').replace(/^\./, '');
+}
+
+const words: Readonly<Record<string, string>> = {
+  string: 'a string',
+  number: 'a number',
+  boolean: 'true or false',
+  Object: 'an object',
+  Array: 'an array',
+};
+
+/** `("a" | "b")` as `'a' or 'b'`, `Object` as `an object`. */
+function wanted(expected: string | null): string {
+  return (expected ?? 'something else')
+    .replace(/[()]/g, '')
+    .split(/ \| |, /)
+    .map((option) => words[option] ?? option.replace(/^"(.*)"$/, "'$1'"))
+    .join(', ')
+    .replace(/, ([^,]*)$/, ' or $1');
+}
