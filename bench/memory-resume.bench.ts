@@ -57,9 +57,17 @@ interface MemorySample {
   readonly heapUsed: number;
 }
 
-function memoryOf(loops: number): MemorySample {
+/**
+ * N loops of one exchange each. Without a compactor a loop decides nothing on token counts and
+ * loads no encoding for so short a history; with one (`compactor`), the first loop loads the
+ * o200k encoding, which every later loop shares.
+ */
+function memoryOf(
+  loops: number,
+  { compactor = false }: { compactor?: boolean } = {},
+): MemorySample {
   return child<MemorySample>(`
-    import { createAgentLoop, MemorySessionStore, runTurn } from ${JSON.stringify(entry)};
+    import { contextWindowTrigger, createAgentLoop, createCompactor, MemorySessionStore, runTurn } from ${JSON.stringify(entry)};
     import { ScriptedModel } from ${JSON.stringify(testing)};
     const store = new MemorySessionStore();
     const kept = [];
@@ -68,6 +76,7 @@ function memoryOf(loops: number): MemorySample {
         model: new ScriptedModel({ turns: [{ text: 'An answer of a sentence or two.' }] }),
         store,
         sessionId: 'session-' + index,
+        ${compactor ? 'compactor: createCompactor({ trigger: contextWindowTrigger({ window: 128_000 }) }),' : ''}
       });
       loop.start();
       const result = await runTurn(loop, 'A question from the user, about as long as one is.');
@@ -158,6 +167,7 @@ function memoryBefore(importLibrary: boolean): MemorySample {
 const bare = memoryBefore(false);
 const imported = memoryBefore(true);
 const base = memoryOf(1);
+const baseCompacting = memoryOf(1, { compactor: true });
 // The targets of issue 34: 1,000 idle loops within 100 MB of RSS, 10,000 within 600 MB.
 const targets = new Map([
   [1_000, 100 * 2 ** 20],
@@ -165,6 +175,7 @@ const targets = new Map([
 ]);
 const counts = [...new Set([LOOPS, ...targets.keys()])].sort((left, right) => left - right);
 const many = counts.map((loops) => ({ loops, sample: memoryOf(loops) }));
+const manyCompacting = { loops: 1_000, sample: memoryOf(1_000, { compactor: true }) };
 const verdict = (loops: number, rss: number): string => {
   const target = targets.get(loops);
   if (target === undefined) return '';
@@ -191,13 +202,15 @@ Each row is one fresh \`node --expose-gc\` process importing \`dist/\`; figures 
 | ---: | ---: | ---: | ---: | ---: | --- |
 | none: Node alone | ${mb(bare.rss)} | ${mb(bare.heapUsed)} | | | |
 | none: \`dist/\` imported | ${mb(imported.rss)} | ${mb(imported.heapUsed)} | | | |
-| 1 (its token counter loads the o200k encoding) | ${mb(base.rss)} | ${mb(base.heapUsed)} | | | |
+| 1 (no compactor: no encoding loaded for one exchange) | ${mb(base.rss)} | ${mb(base.heapUsed)} | | | |
 ${many
   .map(
     ({ loops, sample }) =>
       `| ${loops.toLocaleString('en')} | ${mb(sample.rss)} | ${mb(sample.heapUsed)} | ${kb((sample.rss - base.rss) / (loops - 1))} | ${kb((sample.heapUsed - base.heapUsed) / (loops - 1))} | ${verdict(loops, sample.rss)} |`,
   )
   .join('\n')}
+| 1 with a compactor (\`contextWindowTrigger({window: 128,000})\`: it loads the o200k encoding) | ${mb(baseCompacting.rss)} | ${mb(baseCompacting.heapUsed)} | | | |
+| 1,000 with a compactor (one encoding, shared) | ${mb(manyCompacting.sample.rss)} | ${mb(manyCompacting.sample.heapUsed)} | ${kb((manyCompacting.sample.rss - baseCompacting.rss) / 999)} | ${kb((manyCompacting.sample.heapUsed - baseCompacting.heapUsed) / 999)} | |
 
 Resume of a ${ITEMS.toLocaleString('en')}-item log (${resume[0]?.items ?? 0} items in the effective history),
 median of ${SAMPLES} fresh processes: \`session.open()\` (read and project), then

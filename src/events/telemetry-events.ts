@@ -27,6 +27,11 @@ export interface InferenceStarted extends TelemetryBase {
   readonly type: 'InferenceStarted';
   readonly step: number;
   readonly estimatedPromptTokens: number;
+  /**
+   * Present (true) when `estimatedPromptTokens` is an upper bound rather than the exact count:
+   * a loop with no compactor and no mutators loads no encoding while its history is small.
+   */
+  readonly estimateIsBound?: true;
   /** The model the request asks for, when the adapter names it (`ModelAdapter.model`). */
   readonly model?: string;
 }

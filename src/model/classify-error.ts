@@ -1,6 +1,6 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { ModelError } from '../errors/model-error.js';
 import { describeThrownText } from '../vocabulary/index.js';
+import { isOpenAIError } from './openai-errors.js';
 import { CONTEXT_OVERFLOW_PATTERN, isSocketError, messageWithCause } from './transport-errors.js';
 
 /**
@@ -48,16 +48,20 @@ export function classifyModelError(
 
 function classify(error: unknown, signal: AbortSignal | undefined): ModelError {
   if (ModelError.isInstance(error)) return error;
-  if (signal?.aborted === true || isA(error, APIUserAbortError) || isAbortError(error)) {
+  if (
+    signal?.aborted === true ||
+    isOpenAIError(error, 'APIUserAbortError') ||
+    isAbortError(error)
+  ) {
     return new ModelError('The model request was aborted.', { kind: 'aborted', cause: error });
   }
-  if (isA(error, APIConnectionTimeoutError)) {
+  if (isOpenAIError(error, 'APIConnectionTimeoutError')) {
     return new ModelError(`The model request timed out: ${error.message}`, {
       kind: 'timeout',
       cause: error,
     });
   }
-  if (isA(error, APIConnectionError)) {
+  if (isOpenAIError(error, 'APIConnectionError')) {
     return new ModelError(`Could not reach the model server: ${messageWithCause(error)}`, {
       kind: 'network',
       cause: error,
@@ -150,32 +154,13 @@ function classifyStatus(error: StatusError): ModelError {
 function asStatusError(error: unknown): StatusError | undefined {
   if (!(error instanceof Error)) return undefined;
   const fields = error as Error & { status?: unknown; code?: unknown };
-  if (!(error instanceof APIError) && typeof fields.status !== 'number') return undefined;
+  if (!isOpenAIError(error, 'APIError') && typeof fields.status !== 'number') return undefined;
   return {
     status: typeof fields.status === 'number' ? fields.status : undefined,
     code: typeof fields.code === 'string' ? fields.code : undefined,
     message: error.message,
     cause: error,
   };
-}
-
-/** `instanceof`, or the same class name, for errors from another copy of the openai package. */
-function isA<ErrorClass extends Error>(
-  error: unknown,
-  errorClass: abstract new (...args: never[]) => ErrorClass,
-): error is ErrorClass {
-  if (error instanceof errorClass) return true;
-  for (
-    let prototype: unknown =
-      typeof error === 'object' && error !== null ? Object.getPrototypeOf(error) : null;
-    prototype !== null && prototype !== Object.prototype;
-    prototype = Object.getPrototypeOf(prototype)
-  ) {
-    if ((prototype as { constructor?: { name?: string } }).constructor?.name === errorClass.name) {
-      return true;
-    }
-  }
-  return false;
 }
 
 function isAbortError(error: unknown): boolean {

@@ -81,7 +81,8 @@ export function openAIChatModel({
     try {
       if (!stream) {
         const completion = await createWithRetries(
-          (options) => openai.chat.completions.create({ ...body, stream: false }, options),
+          async (options) =>
+            (await openai()).chat.completions.create({ ...body, stream: false }, options),
           signal,
         );
         return readCompletion({ completion, model });
@@ -104,8 +105,8 @@ export function openAIChatModel({
       idle === undefined ? request.signal : AbortSignal.any([request.signal, idle.signal]);
     try {
       const chunks = await createWithRetries(
-        (options) =>
-          openai.chat.completions.create(
+        async (options) =>
+          (await openai()).chat.completions.create(
             { ...body, stream: true, stream_options: { include_usage: true } },
             options,
           ),

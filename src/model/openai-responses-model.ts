@@ -171,7 +171,7 @@ export function openAIResponsesModel({
     signal: AbortSignal,
   ): Promise<{ answer: ModelResponse; responseId: string | undefined }> {
     const response = await withRetries(
-      (options) => openai.responses.create({ ...body, stream: false }, options),
+      async (options) => (await openai()).responses.create({ ...body, stream: false }, options),
       signal,
     );
     return { answer: readResponse({ response, model }), responseId: response.id };
@@ -187,7 +187,7 @@ export function openAIResponsesModel({
     let responseId: string | undefined;
     try {
       const events = await withRetries(
-        (options) => openai.responses.create({ ...body, stream: true }, options),
+        async (options) => (await openai()).responses.create({ ...body, stream: true }, options),
         signal,
       );
       idle?.touch();

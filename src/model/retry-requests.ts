@@ -1,5 +1,5 @@
-import { APIConnectionError, APIError } from 'openai';
 import { classifyModelError } from './classify-error.js';
+import { isOpenAIError } from './openai-errors.js';
 import { retryAfterMs, retryLoop } from './retry-loop.js';
 
 /** The longest wait before a retry unless a caller says otherwise (`maxRetryWaitMs`). */
@@ -32,8 +32,8 @@ export function retryRequests<T>(
 }
 
 function shouldRetry(error: unknown): boolean {
-  if (error instanceof APIConnectionError) return true;
-  if (!(error instanceof APIError) || error.status === undefined) return false;
+  if (isOpenAIError(error, 'APIConnectionError')) return true;
+  if (!isOpenAIError(error, 'APIError') || error.status === undefined) return false;
   const header = error.headers?.get('x-should-retry');
   if (header === 'true') return true;
   if (header === 'false') return false;
@@ -43,7 +43,7 @@ function shouldRetry(error: unknown): boolean {
 
 /** What the server asked for, in milliseconds, or undefined. */
 function requestedWaitMs(error: unknown): number | undefined {
-  if (!(error instanceof APIError)) return undefined;
+  if (!isOpenAIError(error, 'APIError')) return undefined;
   return retryAfterMs({
     retryAfterMs: error.headers?.get('retry-after-ms'),
     retryAfter: error.headers?.get('retry-after'),

@@ -141,6 +141,8 @@ export function createAgentLoopLogic({
     sessionId,
     encoding,
     interrupted,
+    // With no compactor and no mutators no decision depends on a count (see LoopSession).
+    deferEncoding: compactor === undefined && mutators.length === 0,
     ...(tokens === undefined ? {} : { tokens }),
   });
   // Builds and checks the tool registry, so a bad tool list fails here.

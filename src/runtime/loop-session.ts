@@ -8,6 +8,7 @@ import { type ReportedUsage, SessionProjection } from '../log/projection.js';
 import { isIndexedSessionStore, type SessionStore } from '../log/store.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter, TokenEncoding } from '../tokens/types.js';
+import { upperBoundTokens } from '../tokens/upper-bound-tokens.js';
 import { checkItem } from '../transcript/check-item.js';
 import { wellFormedValue } from '../transcript/code-points.js';
 import type { Item } from '../transcript/types.js';
@@ -33,7 +34,19 @@ export interface LoopSessionOptions {
   readonly encoding?: TokenEncoding;
   /** Default `fail`: a session opened without a loop that resumes runs closes them. */
   readonly interrupted?: InterruptedRunPolicy;
+  /**
+   * Nothing the loop decides depends on token counts (no compactor, no mutators): the encoding
+   * is then loaded only once the history could reach `DEFERRED_ENCODING_TOKENS`, and a request's
+   * estimate is an upper bound until then (`requestEstimate`). Ignored when `tokens` is given.
+   */
+  readonly deferEncoding?: boolean;
 }
+
+/**
+ * While a loop defers its encoding, the history's upper bound (UTF-8 bytes plus the message
+ * overheads) under which the encoding is not loaded: a short exchange or two.
+ */
+export const DEFERRED_ENCODING_TOKENS = 4_096;
 
 /**
  * The runtime side of one session: the store, the in-memory projection of its log, and the
@@ -57,7 +70,9 @@ export class LoopSession {
   #progress = new RunProgress();
   #ledger = new ArtifactLedger();
   readonly #interrupted: InterruptedRunPolicy;
-  #tokens: Promise<TokenCounter>;
+  #tokens: Promise<TokenCounter> | undefined;
+  readonly #encoding: TokenEncoding;
+  readonly #deferEncoding: boolean;
   #counter: TokenCounter | undefined;
   #opened: Promise<void> | undefined;
   #writes: Promise<unknown> = Promise.resolve();
@@ -77,17 +92,18 @@ export class LoopSession {
     tokens,
     encoding = 'o200k_base',
     interrupted = 'fail',
+    deferEncoding = false,
   }: LoopSessionOptions) {
     this.store = store;
     this.#interrupted = interrupted;
     this.sessionId = sessionId;
-    // Loaded lazily: the encoding costs ~0.5 s and tens of MB, so only a running loop pays for it.
-    this.#tokens =
-      tokens === undefined
-        ? Promise.resolve().then(() => createTokenCounter({ encoding }))
-        : guardedTokenCounter(tokens);
-    // Awaited by every run; a failure fails those runs, not the host's process meanwhile.
-    this.#tokens.catch(() => undefined);
+    this.#encoding = encoding;
+    this.#deferEncoding = deferEncoding && tokens === undefined;
+    if (tokens !== undefined) {
+      this.#tokens = guardedTokenCounter(tokens);
+      // Awaited by every run; a failure fails those runs, not the host's process meanwhile.
+      this.#tokens.catch(() => undefined);
+    }
   }
 
   /** The effective history: what the model sees next. */
@@ -153,9 +169,29 @@ export class LoopSession {
     return this.#tracker.hasSeenCallId(id);
   }
 
+  /**
+   * The session's exact counter. Loaded lazily, at the first call: the encoding costs ~0.5 s and
+   * tens of MB, so only a loop that counts pays for it.
+   */
   async tokens(): Promise<TokenCounter> {
-    this.#counter ??= await this.#tokens;
+    if (this.#counter !== undefined) return this.#counter;
+    this.#tokens ??= createTokenCounter({ encoding: this.#encoding });
+    this.#counter = await this.#tokens;
     return this.#counter;
+  }
+
+  /**
+   * The effective history's tokens for a request's figures (`InferenceStarted`, the logged
+   * estimate): `estimateTokens` with the exact counter, except while the session defers its
+   * encoding and the history's upper bound is under `DEFERRED_ENCODING_TOKENS`: then that bound,
+   * marked as one, without loading the encoding.
+   */
+  async requestEstimate(): Promise<{ readonly tokens: number; readonly exact: boolean }> {
+    if (this.#deferEncoding && this.#counter === undefined) {
+      const bound = upperBoundTokens(this.#projection.items);
+      if (bound < DEFERRED_ENCODING_TOKENS) return { tokens: bound, exact: false };
+    }
+    return { tokens: this.estimateTokens(await this.tokens()), exact: true };
   }
 
   /**

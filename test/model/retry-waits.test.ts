@@ -1,7 +1,7 @@
 import { CompactionError, ConfigError, ModelError, openAISummarizer } from 'loopkeeper';
 import type { ModelRequest, OpenAIChatModelOptions } from 'loopkeeper/model';
 import { fakeFaults } from 'loopkeeper/testing';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { fakeServerModel, fakeServerPerTest } from '../support/fake-server.js';
 
 const server = fakeServerPerTest();
@@ -49,9 +49,11 @@ describe('openAIChatModel retry waits', () => {
   it('ends a retry wait as soon as the request is aborted', async () => {
     server().enqueue(fakeFaults.rateLimited({ retryAfterSeconds: 30 }), { text: 'never sent' });
     const controller = new AbortController();
-    const started = performance.now();
     const pending = failure(model({ maxRetries: 2 }).generate(request(controller.signal)));
-    setTimeout(() => controller.abort(), 50);
+    // Aborted once the first request is in (the SDK is imported at the first request).
+    await vi.waitFor(() => expect(server().requests).toHaveLength(1));
+    const started = performance.now();
+    controller.abort();
     const error = await pending;
     expect(performance.now() - started).toBeLessThan(1500);
     expect(error.kind).toBe('aborted');
@@ -91,12 +93,14 @@ describe('openAISummarizer retry waits', () => {
   it('ends a retry wait as soon as the compaction is aborted', async () => {
     server().enqueue(fakeFaults.rateLimited({ retryAfterSeconds: 30 }), { text: 'never sent' });
     const controller = new AbortController();
-    const started = performance.now();
     const pending = summarize({ maxRetries: 2 }, controller.signal).then(
       () => undefined,
       (thrown: unknown) => thrown,
     );
-    setTimeout(() => controller.abort(), 50);
+    // Aborted once the first request is in (the SDK is imported at the first request).
+    await vi.waitFor(() => expect(server().requests).toHaveLength(1));
+    const started = performance.now();
+    controller.abort();
     const error = await pending;
     expect(performance.now() - started).toBeLessThan(1500);
     expect(error).toMatchObject({ code: 'summary_aborted' });

@@ -161,4 +161,46 @@ describe('telemetry', () => {
     const foreign = createActor(createMachine({}));
     expect(() => forward(foreign, event)).toThrow(/outside a loop made by createAgentLoop/);
   });
+
+  it('reports an upper bound, marked as one, while a loop with nothing to decide on counts loads no encoding', async () => {
+    const answer = 'An answer with ünïcode and 👋.';
+    const model = new ScriptedModel({
+      streamDeltas: false,
+      turns: [{ text: answer }, { text: answer }],
+    });
+    const loop = createAgentLoop({ model });
+    const events = recordTelemetry(loop);
+    loop.start();
+    expect((await runTurn(loop, 'A short question, with ✓.')).outcome).toBe('completed');
+    expect((await runTurn(loop, 'Another one.')).outcome).toBe('completed');
+    const started = events.filter((event) => event.type === 'InferenceStarted');
+    expect(started).toHaveLength(2);
+    // Each bound is at least the exact count of the history the request was built from.
+    const histories = [loop.session.items.slice(0, 1), loop.session.items.slice(0, 3)];
+    for (const [index, event] of started.entries()) {
+      expect(event.estimateIsBound).toBe(true);
+      expect(event.estimatedPromptTokens).toBeGreaterThanOrEqual(
+        tokens.count(histories[index] ?? []),
+      );
+    }
+    // The log keeps exact estimates only: the usage it records carries none.
+    const usage = [];
+    for await (const event of loop.session.store.read(loop.session.sessionId)) {
+      if (event.type === 'usage-reported') usage.push(event);
+    }
+    expect(usage).toHaveLength(2);
+    expect(usage.every((event) => event.estimatedPromptTokens === undefined)).toBe(true);
+    loop.stop();
+  });
+
+  it('reports the exact count, unmarked, when a compactor decides on counts', async () => {
+    const loop = scriptedRun();
+    const events = recordTelemetry(loop);
+    loop.start();
+    await runTurn(loop, 'Read two pages.');
+    const started = events.filter((event) => event.type === 'InferenceStarted');
+    expect(started.every((event) => event.estimateIsBound === undefined)).toBe(true);
+    expect(started[0]?.estimatedPromptTokens).toBe(tokens.count(loop.session.items.slice(0, 1)));
+    loop.stop();
+  });
 });

@@ -71,4 +71,45 @@ describe('createTokenCounter', () => {
     expect(afterCounter).not.toMatch(/bpeRanks\/o200k_base|encoding\/o200k_base/);
     expect(await readFile(log, 'utf8')).toBe(afterCounter);
   });
+
+  it('a loop with no compactor and no mutators loads no encoding for a short exchange; one with a compactor does', async () => {
+    const log = join(directory, 'resolved-loops.log');
+    await writeFile(log, '');
+    const source = (path: string) => JSON.stringify(pathToFileURL(join(repository, path)).href);
+    const script = `
+      import { readFileSync } from 'node:fs';
+      const { createAgentLoop, createCompactor, runTurn, tokenBudgetTrigger } = await import(${source('src/index.ts')});
+      const { ScriptedModel } = await import(${source('src/testing/index.ts')});
+      const turn = async (options) => {
+        const loop = createAgentLoop({ model: new ScriptedModel({ turns: [{ text: 'An answer.' }] }), ...options });
+        loop.start();
+        const result = await runTurn(loop, 'A short question.');
+        loop.stop();
+        return result.outcome;
+      };
+      console.log(JSON.stringify([await turn({}), readFileSync(process.env.RESOLVED_LOG, 'utf8')]));
+      const compactor = createCompactor({ trigger: tokenBudgetTrigger({ maxTokens: 100_000 }) });
+      console.log(JSON.stringify([await turn({ compactor }), readFileSync(process.env.RESOLVED_LOG, 'utf8')]));
+    `;
+    const { stdout } = await run(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--import',
+        pathToFileURL(join(directory, 'register.mjs')).href,
+        '--input-type=module',
+        '-e',
+        script,
+      ],
+      { cwd: repository, env: { ...process.env, RESOLVED_LOG: log } },
+    );
+    const [plain, compacting] = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as [string, string]);
+    expect(plain).toEqual(['completed', '']);
+    expect(compacting?.[0]).toBe('completed');
+    expect(compacting?.[1]).toMatch(/gpt-tokenizer\/esm\/bpeRanks\/o200k_base\.js/);
+  });
 });

@@ -1,6 +1,7 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { CompactionError } from '../../errors/compaction-error.js';
 import { ConfigError } from '../../errors/config-error.js';
+import { lazyClient } from '../../model/openai-client.js';
 import { DEFAULT_MAX_RETRY_WAIT_MS, retryRequests } from '../../model/retry-requests.js';
 import { validateSummaryText } from '../summary.js';
 import type { CompactionBackend, SummaryRequest, SummaryResult } from '../types.js';
@@ -34,20 +35,6 @@ export interface OpenAISummarizerOptions {
   readonly maxRetryWaitMs?: number;
   readonly temperature?: number;
   readonly maxOutputTokens?: number;
-}
-
-function createClient(options: OpenAISummarizerOptions): OpenAI {
-  if (options.client !== undefined) return options.client;
-  try {
-    return new OpenAI({
-      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-      ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
-    });
-  } catch (error) {
-    throw new ConfigError(`openAISummarizer: cannot build an OpenAI client: ${String(error)}`, {
-      cause: error,
-    });
-  }
 }
 
 /**
@@ -85,7 +72,16 @@ export function openAISummarizer(options: OpenAISummarizerOptions): CompactionBa
       `openAISummarizer: maxInputTokens must be positive, got ${maxInputTokens}`,
     );
   }
-  const client = createClient(options);
+  // The host's client, or one built (and the SDK imported) at the first summary.
+  const given = options.client;
+  const client =
+    given === undefined
+      ? lazyClient({
+          adapter: 'openAISummarizer',
+          baseURL: options.baseURL,
+          apiKey: options.apiKey,
+        })
+      : () => Promise.resolve(given);
 
   async function summarize({
     transcript,
@@ -100,8 +96,8 @@ export function openAISummarizer(options: OpenAISummarizerOptions): CompactionBa
     try {
       // The SDK's own retries sleep through an abort and honour any retry-after: off.
       completion = await retryRequests(
-        () =>
-          client.chat.completions.create(
+        async () =>
+          (await client()).chat.completions.create(
             {
               model,
               messages: [

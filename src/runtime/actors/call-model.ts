@@ -17,10 +17,9 @@ import { toAssistantItem } from './to-assistant-item.js';
 export const callModelActor = loopActor<CallModelOutput, CallModelInput>(
   async ({ session, model, instructions, specs }, { input, signal }) => {
     const telemetry = (event: TelemetryEvent) => forward(input.loop, event);
-    const counter = await session.tokens();
+    const { tokens: estimate, exact } = await session.requestEstimate();
     session.assertReadyForModel();
     const transcript = session.items;
-    const estimate = session.estimateTokens(counter);
     telemetry({
       type: 'InferenceStarted',
       sessionId: input.sessionId,
@@ -28,6 +27,7 @@ export const callModelActor = loopActor<CallModelOutput, CallModelInput>(
       at: Date.now(),
       step: input.step,
       estimatedPromptTokens: estimate,
+      ...(exact ? {} : { estimateIsBound: true }),
       ...(model.model === undefined ? {} : { model: model.model }),
     });
     const started = performance.now();
@@ -62,7 +62,8 @@ export const callModelActor = loopActor<CallModelOutput, CallModelInput>(
         ...(response.usage.cachedTokens === undefined
           ? {}
           : { cachedTokens: response.usage.cachedTokens }),
-        estimatedPromptTokens: estimate,
+        // The log keeps exact estimates only (a deferred encoding gives a bound, see LoopSession).
+        ...(exact ? { estimatedPromptTokens: estimate } : {}),
       });
     }
     const compaction = response.providerCompaction;
@@ -78,7 +79,7 @@ export const callModelActor = loopActor<CallModelOutput, CallModelInput>(
         tier: 'provider',
         strategies: [compaction.strategy],
         tokensBefore: estimate,
-        tokensAfter: counter.count([compaction.item]),
+        tokensAfter: (await session.tokens()).count([compaction.item]),
       });
     }
     events.push({ type: 'items-appended', runId: input.runId, items: [assistant] });

@@ -6,9 +6,12 @@ import { withTypedFailures } from './typed-failure.js';
 /** Asks the loop's compaction controller whether the next request is over budget. */
 export const checkBudgetActor = loopActor<CheckBudgetOutput, CheckBudgetInput>(
   async ({ session, compaction, overhead }, { input }) => {
+    if (compaction === undefined) {
+      // Nothing is decided on it: the request's estimate, which may be a bound (LoopSession).
+      return { over: false, tokens: (await session.requestEstimate()).tokens, basis: 'estimate' };
+    }
     const tokens = await session.tokens();
     const estimate = session.estimateTokens(tokens);
-    if (compaction === undefined) return { over: false, tokens: estimate, basis: 'estimate' };
     return withTypedFailures(
       async () =>
         compaction.check({
