@@ -22,9 +22,7 @@ const BOUND_RULES: ItemCountingRules = {
  */
 export function upperBoundTokens(items: readonly Item[]): number {
   let tokens = 0;
-  for (let index = 0; index < items.length; index += 1) {
-    tokens += countItemTokens({ item: items[index] as Item, index, rules: BOUND_RULES });
-  }
+  for (const item of items) tokens += countItemTokens({ item, rules: BOUND_RULES });
   return tokens;
 }
 

@@ -8,19 +8,24 @@ const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ 
 
 const item: fc.Arbitrary<Item> = fc.oneof(
   fc.record({ kind: fc.constant('user' as const), id: fc.uuid(), content: text }),
-  fc.record({
-    kind: fc.constant('assistant' as const),
-    id: fc.uuid(),
-    text,
-    toolCalls: fc.array(fc.record({ id: fc.uuid(), name: fc.string(), arguments: text }), {
-      maxLength: 3,
-    }),
-  }),
+  // Items the counter accepts: an assistant item with no calls leaves `toolCalls` out.
+  fc.record(
+    {
+      kind: fc.constant('assistant' as const),
+      id: fc.uuid(),
+      text,
+      toolCalls: fc.array(
+        fc.record({ id: fc.uuid(), name: fc.string({ minLength: 1 }), arguments: text }),
+        { minLength: 1, maxLength: 3 },
+      ),
+    },
+    { requiredKeys: ['kind', 'id', 'text'] },
+  ),
   fc.record({
     kind: fc.constant('toolResult' as const),
     id: fc.uuid(),
     callId: fc.uuid(),
-    toolName: fc.string(),
+    toolName: fc.string({ minLength: 1 }),
     content: text,
     isError: fc.boolean(),
   }),
