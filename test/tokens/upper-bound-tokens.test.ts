@@ -1,6 +1,6 @@
 import fc from 'fast-check';
+import { createTokenCounter } from 'loopkeeper';
 import { describe, expect, it } from 'vitest';
-import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { upperBoundTokens } from '../../src/tokens/upper-bound-tokens.js';
 import type { Item } from '../../src/transcript/types.js';
 
