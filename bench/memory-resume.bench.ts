@@ -4,7 +4,8 @@
  * library's only. The children import the built package (`dist/`), so run `npm run build` first.
  *
  * - memory: N loops (`createAgentLoop`, a `ScriptedModel`, one shared `MemorySessionStore`),
- *   each started and run through one `runTurn`, all kept alive; then two GCs; RSS and heap.
+ *   each started and run through one `runTurn`, all kept alive; then three GCs; RSS and heap.
+ *   One more row, informative only, waits 10 s after the exchanges before the same GCs.
  * - resume: a FileSessionStore log of 100k items (25k runs of user, tool call, tool result,
  *   answer); a fresh process opens it as a resumed loop (`loop.session.open()`, then
  *   `store.openSession()`, which opens the log for writing as the first append would).
@@ -75,11 +76,11 @@ const MEASURE = `
 /**
  * N loops of one exchange each. Without a compactor a loop decides nothing on token counts and
  * loads no encoding for so short a history; with one (`compactor`), the first loop loads the
- * o200k encoding, which every later loop shares.
+ * o200k encoding, which every later loop shares. `idleMs` waits that long before the GCs.
  */
 function memoryOf(
   loops: number,
-  { compactor = false }: { compactor?: boolean } = {},
+  { compactor = false, idleMs = 0 }: { compactor?: boolean; idleMs?: number } = {},
 ): MemorySample {
   return child<MemorySample>(`
     import { contextWindowTrigger, createAgentLoop, createCompactor, MemorySessionStore, runTurn } from ${JSON.stringify(entry)};
@@ -98,6 +99,7 @@ function memoryOf(
       if (result.outcome !== 'completed') throw new Error('turn ' + index + ': ' + result.outcome);
       kept.push(loop);
     }
+    ${idleMs > 0 ? `await new Promise((r) => setTimeout(r, ${idleMs}));` : ''}
     ${MEASURE}
     console.log(JSON.stringify({ rss, heapUsed, heapTotal, young, kept: kept.length }));
   `);
@@ -189,6 +191,10 @@ const targets = new Map([
 const counts = [...new Set([LOOPS, ...targets.keys()])].sort((left, right) => left - right);
 const many = counts.map((loops) => ({ loops, sample: memoryOf(loops) }));
 const manyCompacting = { loops: 1_000, sample: memoryOf(1_000, { compactor: true }) };
+// Not the target's measure: the same 1,000 loops, left idle for 10 s before the same GCs, which
+// is when V8's memory reducer gives back the young generation the exchanges grew.
+const IDLE_MS = 10_000;
+const idle = memoryOf(1_000, { idleMs: IDLE_MS });
 const columns = (sample: MemorySample): string =>
   [sample.rss, sample.heapUsed, sample.heapTotal, sample.young].map(mb).join(' | ');
 const missed = many.find(
@@ -209,8 +215,10 @@ function why(loops: number, sample: MemorySample): string {
     `the ${mb(sample.heapUsed - base.heapUsed)} the loops hold (${kb((sample.heapUsed - base.heapUsed) / (loops - 1))} each: the actor with its XState`,
     `system, snapshot and context, the session, the logged events, the scripted model's requests)`,
     `pass that early; V8 shrinks it only after a spell of little allocation, which the bench's`,
-    `GCs right after the exchanges are not. With the young generation at its one-loop size the`,
-    `row would be about ${mb(sample.rss - sample.young + base.young)}.`,
+    `GCs right after the exchanges are not:`,
+    idle.young < sample.young
+      ? `left idle for ${IDLE_MS / 1000} s first, the same loops hold ${mb(idle.rss)} with a young generation of ${mb(idle.young)}.`
+      : `in this run even ${IDLE_MS / 1000} s idle left it at ${mb(idle.young)} (${mb(idle.rss)} RSS).`,
   ].join(' ');
 }
 const verdict = (loops: number, rss: number): string => {
@@ -251,6 +259,7 @@ ${many
   .join('\n')}
 | 1 with a compactor (\`contextWindowTrigger({window: 128,000})\`: it loads the o200k encoding) | ${columns(baseCompacting)} | | | |
 | 1,000 with a compactor (one encoding, shared) | ${columns(manyCompacting.sample)} | ${kb((manyCompacting.sample.rss - baseCompacting.rss) / 999)} | ${kb((manyCompacting.sample.heapUsed - baseCompacting.heapUsed) / 999)} | |
+| 1,000, then ${IDLE_MS / 1000} s idle before the GCs (informative, not the target's measure) | ${columns(idle)} | ${kb((idle.rss - base.rss) / 999)} | ${kb((idle.heapUsed - base.heapUsed) / 999)} | |
 ${missed === undefined ? '' : `\n${why(missed.loops, missed.sample)}\n`}
 Resume of a ${ITEMS.toLocaleString('en')}-item log (${resume[0]?.items ?? 0} items in the effective history),
 median of ${SAMPLES} fresh processes: \`session.open()\` (read and project), then
