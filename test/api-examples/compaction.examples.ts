@@ -3,7 +3,6 @@
 
 import {
   CompactionError,
-  contextWindowTrigger,
   createAgentLoop,
   createCompactor,
   createTokenCounter,
