@@ -103,12 +103,8 @@ function trigger(replay: Pick<Replay, 'window'>, targetRatio?: number, percent?:
   });
 }
 
-/**
- * The early-line setting: compaction starts at 55% of the window rather than 80% and aims at
- * 40% of that line, so every request is smaller; when cached reads cost half the input price,
- * what a request holds costs more than the cache breaks a lower line adds.
- */
-export const EARLY_LINE = { percent: 55, targetRatio: 0.4 } as const;
+/** The deeper-target setting: compaction aims at 40% of the default line rather than 60%. */
+export const DEEPER_TARGET = { targetRatio: 0.4 } as const;
 
 /** The cost-leaning setting: a deeper target, and old tool outputs masked early, in batches. */
 export const COST_LEANING = {
@@ -304,13 +300,13 @@ function strategies(counter: TokenCounter, messagesOf: (name: string) => readonl
         ),
     },
     {
-      name: '**loopkeeper** early line',
-      how: `\`contextWindowTrigger({..., percent: ${EARLY_LINE.percent}, targetRatio: ${EARLY_LINE.targetRatio}})\`, the rest default: compaction starts at ${EARLY_LINE.percent}% of the window instead of ${CONTEXT_WINDOW_DEFAULTS.percent}% and goes deeper, so every request is smaller`,
+      name: '**loopkeeper** deeper target',
+      how: `\`contextWindowTrigger({..., targetRatio: ${DEEPER_TARGET.targetRatio}})\`, the rest default: each compaction goes deeper, so compactions are rarer and the requests after one smaller`,
       requests: (replay) =>
         loopkeeper(
           replay,
           createCompactor({
-            trigger: trigger(replay, EARLY_LINE.targetRatio, EARLY_LINE.percent),
+            trigger: trigger(replay, DEEPER_TARGET.targetRatio),
             backend: extractiveSummarizer(),
           }),
         ),
