@@ -589,12 +589,12 @@ export async function costRetentionBench({
   return {
     svg: costRetentionSvg({
       points,
-      title: `Cost against retention: ${fixtures.length} transcripts, window at ${WINDOW_SHARE * 100}% of each`,
+      title: `Cost against retention: ${fixtures.length} transcripts, window at ${(WINDOW_SHARE * 100).toFixed(1)}% of each`,
     }),
     section: {
       title: '6. Cost against retention',
       intro: [
-        `Each of the ${fixtures.length} bundled transcripts (\`test/fixtures/transcripts\`, MIT) is replayed through the real loop (\`ScriptedModel\` answering as recorded, replay tools, the quality harness's instructions and the replay tools' schemas on every request) in a context window of ${WINDOW_SHARE * 100}% of its tokens (\`contextWindowTrigger({window, outputReserve: 0})\`; where the former default's 80% line fell at 30% of them), ${formatCount(requests)} requests in all; every strategy with a budget works to the default trigger's line, ${CONTEXT_WINDOW_DEFAULTS.percent}% of the window.`,
+        `Each of the ${fixtures.length} bundled transcripts (\`test/fixtures/transcripts\`, MIT) is replayed through the real loop (\`ScriptedModel\` answering as recorded, replay tools, the quality harness's instructions and the replay tools' schemas on every request) in a context window of ${(WINDOW_SHARE * 100).toFixed(1)}% of its tokens (\`contextWindowTrigger({window, outputReserve: 0})\`; where the former default's 80% line fell at 30% of them), ${formatCount(requests)} requests in all; every strategy with a budget works to the default trigger's line, ${CONTEXT_WINDOW_DEFAULTS.percent}% of the window.`,
         "The unmanaged loop's requests are the history each peer manages, step by step; loopkeeper's rows are the loop's own requests with the compactor on.",
         `Billing: the prefix a request shares with the previous one (instructions, tools, then the leading items unchanged) is cached, from ${formatCount(CACHE_MINIMUM)} tokens in steps of ${CACHE_STEP}; the rest is billed at the input price, and under the last model written to the cache at 1.25×. A request shorter than the cache minimum is never written to the cache, so it is billed at the input price under every model. Figures are input tokens in uncached-token equivalents, summed over the transcripts.`,
         'Retention: at each request after the first, the goal (the first user message) and the share of the paths, error lines and identifiers of everything logged before that step (`workFactsOf` from `loopkeeper/testing`) still visible in the request, a fact visible when its first 160 characters are; each category is averaged over the steps that had such facts, and "kept" is the mean of the four.',
