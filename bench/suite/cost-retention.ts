@@ -231,7 +231,7 @@ function strategies(counter: TokenCounter, messagesOf: (name: string) => readonl
     },
     {
       name: 'AI SDK + **loopkeeper** `prepareStep`',
-      how: "`compactionPrepareStep({compactor})` from `loopkeeper/ai-sdk` with the default compactor, given the history as AI SDK `ModelMessage`s before every step (no reported usage: the instructions' and tools' tokens are passed as `overheadTokens`); the compactor's tool-output cap is run by `createAgentLoop` only, so no output is capped here",
+      how: "`compactionPrepareStep({compactor})` from `loopkeeper/ai-sdk` with the default compactor, given the history as AI SDK `ModelMessage`s before every step (no reported usage: the instructions' and tools' tokens are passed as `overheadTokens`)",
       requests: (replay) =>
         prepareStepRequests({
           replay,

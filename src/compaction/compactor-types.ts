@@ -81,7 +81,8 @@ export interface Compactor extends LoopMutator {
   /**
    * The cap on each step's new tool outputs (`toolOutputLimit`), when the compactor has one:
    * `createAgentLoop` runs it at `AfterToolResult`, after the host's mutators and before the
-   * budget check, so what the model sees is capped and the log keeps every output whole.
+   * budget check (`compactionPrepareStep` and the LangChain middleware before theirs), so what
+   * the model sees is capped and the log keeps every output whole.
    */
   readonly toolOutputLimit?: LoopMutator;
   evaluate(input: TriggerInput): TriggerDecision;
