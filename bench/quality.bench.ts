@@ -18,6 +18,8 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { extractiveSummarizer } from '../src/compaction/summarizers/extractive.js';
 import { openAISummarizer } from '../src/compaction/summarizers/openai.js';
+import { DEFAULT_TOOL_OUTPUT_SHARE } from '../src/compaction/tool-output-limit.js';
+import { CONTEXT_WINDOW_DEFAULTS } from '../src/compaction/triggers/context-window-trigger.js';
 import type { CompactionBackend } from '../src/compaction/types.js';
 import {
   type CompactionQualityReport,
@@ -265,7 +267,8 @@ them deterministically from the bundled ones:
 
 - A \`ScriptedModel\` answers as recorded and replay tools return the recorded outputs, so the
   loop, its compactions and its telemetry are the real ones; the store is a memory store.
-- The trigger line is exact: \`contextWindowTrigger({window: line / 0.8, outputReserve: 0})\`.
+- The trigger line is exact: \`contextWindowTrigger({window: line / ${CONTEXT_WINDOW_DEFAULTS.percent / 100}, outputReserve: 0})\`
+  (the default \`percent\` is ${CONTEXT_WINDOW_DEFAULTS.percent}), so the default tool-output cap is ${DEFAULT_TOOL_OUTPUT_SHARE * 100}% of that window.
   The recorded system prompt is replaced by a one-line replay instruction; the replay tools'
   schemas are sent, as a host's would be.
 - Every request the model receives is checked for protocol validity.

@@ -19,6 +19,7 @@ import {
   type FactRecall,
   QUALITY_INSTRUCTIONS,
 } from '../../src/testing/quality/measure-compaction-quality.js';
+import { windowForLine } from '../../src/testing/quality/window-for-line.js';
 import {
   factTokens,
   isVisible,
@@ -143,7 +144,7 @@ export async function measureAiSdkCompactionQuality({
   const store = new MemorySessionStore();
   const prepareStep = compactionPrepareStep({
     compactor: createCompactor({
-      trigger: contextWindowTrigger({ window: Math.ceil(line / 0.8), outputReserve: 0 }),
+      trigger: contextWindowTrigger({ window: windowForLine(line), outputReserve: 0 }),
       ...(backend === undefined ? {} : { backend }),
     }),
     tokens,

@@ -8,7 +8,7 @@ export const BENCH_OUTPUT_RESERVE = 8_192;
 
 /**
  * The one budget every contender works to for a model window: loopkeeper's
- * `contextWindowTrigger` line (80% of the window less `BENCH_OUTPUT_RESERVE`) and its
+ * `contextWindowTrigger` line (its default percent of the window less `BENCH_OUTPUT_RESERVE`) and its
  * hysteresis target (60% of the line).
  */
 export interface WindowBudget {

@@ -4,10 +4,11 @@
  * per setting, the billed tokens under the four price models and what each request kept,
  * measured exactly as section 6 measures them. Sizes are shares of each replay's target, so one
  * setting means the same on every transcript, except `cap`, a share of the window (new tool
- * outputs capped with `toolOutputLimit`); `--per` adds a line per transcript.
+ * outputs capped with the compactor's `toolOutputLimit`; `false` turns the default cap off);
+ * `--per` adds a line per transcript. Unset options take the defaults.
  */
 import type { Compactor } from '../../src/compaction/index.js';
-import { toolOutputLimit } from '../../src/compaction/index.js';
+import { CONTEXT_WINDOW_DEFAULTS } from '../../src/compaction/triggers/context-window-trigger.js';
 import { contextWindowTrigger, createCompactor, extractiveSummarizer } from '../../src/index.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { loadTranscriptFixtures } from '../../test/support/transcripts.js';
@@ -31,12 +32,15 @@ interface Setting {
   readonly clip?: number | false;
   readonly summaryCap?: number;
   readonly keepRecent?: number;
-  /** New tool outputs capped at this share of the window (`toolOutputLimit`). */
-  readonly cap?: number;
+  /** New tool outputs capped at this share of the window (`toolOutputLimit`), or false for none. */
+  readonly cap?: number | false;
 }
 
 function compactorFor(replay: Replay, setting: Setting): Compactor {
-  const { percent = 80, targetRatio = 0.6 } = setting;
+  const {
+    percent = CONTEXT_WINDOW_DEFAULTS.percent,
+    targetRatio = CONTEXT_WINDOW_DEFAULTS.targetRatio,
+  } = setting;
   const target = Math.floor(Math.floor((replay.window * percent) / 100) * targetRatio);
   const share = (value: number) => Math.max(1, Math.round(target * value));
   return createCompactor({
@@ -47,6 +51,14 @@ function compactorFor(replay: Replay, setting: Setting): Compactor {
       targetRatio,
     }),
     backend: extractiveSummarizer(),
+    ...(setting.cap === undefined
+      ? {}
+      : {
+          toolOutputLimit:
+            setting.cap === false
+              ? false
+              : { maxTokens: Math.max(1, Math.round(replay.window * setting.cap)) },
+        }),
     structural: {
       pruneToolResults: {
         ...(setting.protectRecent === undefined
@@ -86,9 +98,6 @@ for (const setting of settings) {
       messages: fixtures[index]?.messages ?? [],
       counter,
       compactor: compactorFor(replay, setting),
-      ...(setting.cap === undefined
-        ? {}
-        : { mutators: [toolOutputLimit({ maxTokens: Math.round(replay.window * setting.cap) })] }),
     });
     const one: Bill = { prompt: 0, cached: 0, billed: [], overWindow: 0, breaks: 0 };
     bill({

@@ -1,6 +1,7 @@
 import type { SessionEntry } from '@mariozechner/pi-coding-agent';
 import type { Compactor, LoopMutator } from '../../src/compaction/index.js';
-import { toolOutputLimit } from '../../src/compaction/index.js';
+import { DEFAULT_TOOL_OUTPUT_SHARE } from '../../src/compaction/tool-output-limit.js';
+import { CONTEXT_WINDOW_DEFAULTS } from '../../src/compaction/triggers/context-window-trigger.js';
 import {
   contextWindowTrigger,
   createCompactor,
@@ -32,8 +33,13 @@ import { piPrepare, piSettings, toPiEntries } from './peers/pi.js';
 import { averageRetention, type StepRetention, stepRetention } from './retention.js';
 import { formatCount, formatPercent, formatRatio } from './stats.js';
 
-/** The trigger line as a share of each transcript's tokens, as the quality harness's first line. */
-const LINE_SHARE = 0.3;
+/**
+ * Each transcript's context window as a share of its tokens: where the 80% line of the former
+ * default fell at 30% of them, the quality harness's first line. The window stays fixed, as a
+ * model's does, so a change of the default line shows as a change of the bill; every strategy
+ * with a budget works to the default trigger's line in it.
+ */
+const WINDOW_SHARE = 0.3 / 0.8;
 /** Providers cache prompt prefixes of at least 1,024 tokens, in steps of 128 (OpenAI's rule). */
 const CACHE_MINIMUM = 1_024;
 const CACHE_STEP = 128;
@@ -97,12 +103,8 @@ function trigger(replay: Pick<Replay, 'window'>, targetRatio?: number, percent?:
   });
 }
 
-/**
- * The early-line setting: compaction starts at 55% of the window rather than 80% and aims at
- * 40% of that line, so every request is smaller; when cached reads cost half the input price,
- * what a request holds costs more than the cache breaks a lower line adds.
- */
-export const EARLY_LINE = { percent: 55, targetRatio: 0.4 } as const;
+/** The deeper-target setting: compaction aims at 40% of the default line rather than 60%. */
+export const DEEPER_TARGET = { targetRatio: 0.4 } as const;
 
 /** The cost-leaning setting: a deeper target, and old tool outputs masked early, in batches. */
 export const COST_LEANING = {
@@ -111,8 +113,8 @@ export const COST_LEANING = {
   minSavingsShare: 0.1,
 } as const;
 
-/** The capped setting: the cost-leaning one, with new tool outputs capped at a share of the window. */
-export const OUTPUT_CAP_SHARE = 0.03;
+/** The former default: the line at 80% of the window, and no cap on new tool outputs. */
+export const FORMER_DEFAULT = { percent: 80 } as const;
 
 function costLeaningCompactor(replay: Replay): Compactor {
   const target = replay.line * COST_LEANING.targetRatio;
@@ -189,9 +191,9 @@ function strategies(counter: TokenCounter, messagesOf: (name: string) => readonl
     },
     {
       name: 'plain head/tail cap',
-      how: `no management but each tool output over ${OUTPUT_CAP_SHARE} × window tokens (at 4 characters a token) cut to its head and tail, with a note of how much was cut: a baseline for the capped rows`,
+      how: `no management but each tool output over ${DEFAULT_TOOL_OUTPUT_SHARE} × window tokens (at 4 characters a token) cut to its head and tail, with a note of how much was cut: a baseline for loopkeeper's default cap`,
       async requests(replay) {
-        const capCharacters = Math.round(replay.window * OUTPUT_CAP_SHARE) * 4;
+        const capCharacters = Math.round(replay.window * DEFAULT_TOOL_OUTPUT_SHARE) * 4;
         const capped = new Map<string, Item>();
         const cap = (item: Item): Item => {
           if (item.kind !== 'toolResult' || item.content.length <= capCharacters) return item;
@@ -272,7 +274,7 @@ function strategies(counter: TokenCounter, messagesOf: (name: string) => readonl
     },
     {
       name: '**loopkeeper** default',
-      how: '`createCompactor({trigger: contextWindowTrigger(...), backend: extractiveSummarizer()})`',
+      how: `\`createCompactor({trigger: contextWindowTrigger(...), backend: extractiveSummarizer()})\`: the line at ${CONTEXT_WINDOW_DEFAULTS.percent}% of the window, aiming at ${CONTEXT_WINDOW_DEFAULTS.targetRatio} of it, and each new tool output over ${DEFAULT_TOOL_OUTPUT_SHARE} × window reaching the model clipped (head, tail, a note naming the facts cut); the log keeps it whole`,
       requests: (replay) =>
         loopkeeper(
           replay,
@@ -285,21 +287,26 @@ function strategies(counter: TokenCounter, messagesOf: (name: string) => readonl
       requests: (replay) => loopkeeper(replay, costLeaningCompactor(replay)),
     },
     {
-      name: '**loopkeeper** cost-leaning, capped outputs',
-      how: `the cost-leaning setting with \`mutators: [toolOutputLimit({maxTokens: ${OUTPUT_CAP_SHARE} × window})]\`: each new tool output over the cap reaches the model clipped (head, tail, a note naming the facts cut), never whole`,
-      requests: (replay) =>
-        loopkeeper(replay, costLeaningCompactor(replay), [
-          toolOutputLimit({ maxTokens: Math.round(replay.window * OUTPUT_CAP_SHARE) }),
-        ]),
-    },
-    {
-      name: '**loopkeeper** early line',
-      how: `\`contextWindowTrigger({..., percent: ${EARLY_LINE.percent}, targetRatio: ${EARLY_LINE.targetRatio}})\`, the rest default: compaction starts at ${EARLY_LINE.percent}% of the window instead of 80% and goes deeper, so every request is smaller`,
+      name: '**loopkeeper** former default',
+      how: `\`contextWindowTrigger({..., percent: ${FORMER_DEFAULT.percent}})\` and \`toolOutputLimit: false\`, the rest default: the default until 7 December 2026, every new output shown whole`,
       requests: (replay) =>
         loopkeeper(
           replay,
           createCompactor({
-            trigger: trigger(replay, EARLY_LINE.targetRatio, EARLY_LINE.percent),
+            trigger: trigger(replay, undefined, FORMER_DEFAULT.percent),
+            backend: extractiveSummarizer(),
+            toolOutputLimit: false,
+          }),
+        ),
+    },
+    {
+      name: '**loopkeeper** deeper target',
+      how: `\`contextWindowTrigger({..., targetRatio: ${DEEPER_TARGET.targetRatio}})\`, the rest default: each compaction goes deeper, so compactions are rarer and the requests after one smaller`,
+      requests: (replay) =>
+        loopkeeper(
+          replay,
+          createCompactor({
+            trigger: trigger(replay, DEEPER_TARGET.targetRatio),
             backend: extractiveSummarizer(),
           }),
         ),
@@ -453,7 +460,7 @@ function neverSentTokens(
     .reduce((sum, item) => sum + counter.countItem(item), 0);
 }
 
-/** Every bundled transcript replayed unmanaged, with its line at {@link LINE_SHARE} of its tokens. */
+/** Every bundled transcript replayed unmanaged, its window {@link WINDOW_SHARE} of its tokens. */
 export async function loadReplays({
   counter,
   fixtures = loadTranscriptFixtures(),
@@ -464,8 +471,7 @@ export async function loadReplays({
   const replays: Replay[] = [];
   for (const fixture of fixtures) {
     const tokens = counter.count(fromChatMessages(fixture.messages));
-    const line = Math.round(tokens * LINE_SHARE);
-    const window = Math.ceil(line / 0.8);
+    const window = Math.ceil(Math.round(tokens * 0.3) / 0.8);
     const { budget } = trigger({ window }).evaluate({ transcript: [], tokens: counter });
     const { requests, tools } = await replayLoop({ messages: fixture.messages, counter });
     replays.push({
@@ -487,7 +493,7 @@ export interface CostRetentionResult {
 }
 
 /**
- * Cost against retention: every bundled transcript replayed at a line of 30% of its tokens,
+ * Cost against retention: every bundled transcript replayed in a window of 37.5% of its tokens,
  * each strategy's requests billed with a prefix cache under four price models, and the share of
  * the earlier work (goal, paths, error lines, identifiers) each request still shows.
  */
@@ -583,12 +589,12 @@ export async function costRetentionBench({
   return {
     svg: costRetentionSvg({
       points,
-      title: `Cost against retention: ${fixtures.length} transcripts, line at ${LINE_SHARE * 100}% of each`,
+      title: `Cost against retention: ${fixtures.length} transcripts, window at ${(WINDOW_SHARE * 100).toFixed(1)}% of each`,
     }),
     section: {
       title: '6. Cost against retention',
       intro: [
-        `Each of the ${fixtures.length} bundled transcripts (\`test/fixtures/transcripts\`, MIT) is replayed through the real loop (\`ScriptedModel\` answering as recorded, replay tools, the quality harness's instructions and the replay tools' schemas on every request) with its trigger line at ${LINE_SHARE * 100}% of its tokens (\`contextWindowTrigger({window: line / 0.8, outputReserve: 0})\`), ${formatCount(requests)} requests in all.`,
+        `Each of the ${fixtures.length} bundled transcripts (\`test/fixtures/transcripts\`, MIT) is replayed through the real loop (\`ScriptedModel\` answering as recorded, replay tools, the quality harness's instructions and the replay tools' schemas on every request) in a context window of ${(WINDOW_SHARE * 100).toFixed(1)}% of its tokens (\`contextWindowTrigger({window, outputReserve: 0})\`; where the former default's 80% line fell at 30% of them), ${formatCount(requests)} requests in all; every strategy with a budget works to the default trigger's line, ${CONTEXT_WINDOW_DEFAULTS.percent}% of the window.`,
         "The unmanaged loop's requests are the history each peer manages, step by step; loopkeeper's rows are the loop's own requests with the compactor on.",
         `Billing: the prefix a request shares with the previous one (instructions, tools, then the leading items unchanged) is cached, from ${formatCount(CACHE_MINIMUM)} tokens in steps of ${CACHE_STEP}; the rest is billed at the input price, and under the last model written to the cache at 1.25×. A request shorter than the cache minimum is never written to the cache, so it is billed at the input price under every model. Figures are input tokens in uncached-token equivalents, summed over the transcripts.`,
         'Retention: at each request after the first, the goal (the first user message) and the share of the paths, error lines and identifiers of everything logged before that step (`workFactsOf` from `loopkeeper/testing`) still visible in the request, a fact visible when its first 160 characters are; each category is averaged over the steps that had such facts, and "kept" is the mean of the four.',
@@ -674,7 +680,7 @@ function cheapestDefaultVerdict(results: readonly Standing[]): string[] {
     ? 'met under all four price models'
     : `**missed**${defaultRow.overall < 0.95 ? `, keeps ${formatPercent(defaultRow.overall)}` : ''}${misses.length > 0 ? `: ${misses.join('; ')}` : ''}`;
   return [
-    `Target (issue 34): the default setting bills no more than any strategy that shows the model every new tool output (${SHOWS_EVERY_NEW_OUTPUT.join('; ')}) under every price model, keeping at least 95% of the earlier work: ${verdict}. ${others.length === 0 ? 'No other loopkeeper row meets it either.' : `Met by: ${others.join(', ')}.`} Why the default is not changed to such a setting: [compaction.md, "Why the default line is 80%"](compaction.md#why-the-default-line-is-80).`,
+    `Target (issue 34): the default setting bills no more than any strategy that shows the model every new tool output (${SHOWS_EVERY_NEW_OUTPUT.join('; ')}) under every price model, keeping at least 95% of the earlier work: ${verdict}. ${others.length === 0 ? 'No other loopkeeper row meets it either.' : `Met by: ${others.join(', ')}.`} How the default was chosen: [compaction.md, "Why the default line is 55%"](compaction.md#why-the-default-line-is-55).`,
   ];
 }
 

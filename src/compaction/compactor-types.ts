@@ -78,6 +78,13 @@ export interface CompactInput {
 export interface Compactor extends LoopMutator {
   readonly trigger: CompactionTrigger;
   readonly backend?: CompactionBackend;
+  /**
+   * The cap on each step's new tool outputs (`toolOutputLimit`), when the compactor has one:
+   * `createAgentLoop` runs it at `AfterToolResult`, after the host's mutators and before the
+   * budget check (`compactionPrepareStep` and the LangChain middleware before theirs), so what
+   * the model sees is capped and the log keeps every output whole.
+   */
+  readonly toolOutputLimit?: LoopMutator;
   evaluate(input: TriggerInput): TriggerDecision;
   /**
    * The structural tier, then a summary only if still above the target and a backend exists.
@@ -102,6 +109,14 @@ export interface CompactorOptions {
     /** Options of `clipToolResults`, the last structural step; `false` leaves large outputs whole. */
     readonly clipToolResults?: ClipToolResultsOptions | false;
   };
+  /**
+   * The most tokens one new tool output may take when the model first reads it; a larger one
+   * reaches the model clipped (head, tail, a note naming the facts cut) and the log keeps it
+   * whole (see `toolOutputLimit`). Default 5.5% of the trigger's window
+   * (`DEFAULT_TOOL_OUTPUT_SHARE`) when the trigger knows one (`contextWindowTrigger`), else no
+   * cap; `false` turns it off.
+   */
+  readonly toolOutputLimit?: { readonly maxTokens: number } | false;
   /** Options of the summary tier. */
   readonly summary?: Omit<SummarizeOlderOptions, 'timeoutMs'>;
   /** Options of the emergency prune. */

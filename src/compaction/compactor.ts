@@ -32,6 +32,7 @@ import { dropReasoning } from './strategies/drop-reasoning.js';
 import { pruneLargestToolResults } from './strategies/prune-largest-tool-results.js';
 import { pruneToolResults } from './strategies/prune-tool-results.js';
 import { summarizeOlder } from './strategies/summarize-older.js';
+import { DEFAULT_TOOL_OUTPUT_SHARE, toolOutputLimit } from './tool-output-limit.js';
 import type {
   CompactionBudget,
   CompactionTier,
@@ -85,6 +86,7 @@ function buildCompactor({
   structural = {},
   summary = {},
   emergency = {},
+  toolOutputLimit: outputLimit,
   summaryTimeoutMs = 60_000,
   name = 'compactor',
   points = ['AfterToolResult', 'AfterTurnEnded', 'BeforeInference'],
@@ -103,6 +105,7 @@ function buildCompactor({
     ...(structural.clipToolResults === false ? [] : [clipToolResults(structural.clipToolResults)]),
     ...(clipRequest ? [clipOversizedRequest()] : []),
   );
+  const outputCap = toolOutputCap(trigger, outputLimit);
   const firstTier = strategy ?? structuralTier;
   // After a 413 one huge output is the usual cause; after an overflow, outputs the model has
   // not read yet (which the structural tier protects) may be what no longer fits.
@@ -383,9 +386,23 @@ function buildCompactor({
     points,
     trigger,
     ...(backend === undefined ? {} : { backend }),
+    ...(outputCap === undefined ? {} : { toolOutputLimit: outputCap }),
     evaluate: check,
     compact,
     emergencyPrune,
     mutate,
   };
+}
+
+/** The compactor's cap on new tool outputs: as asked, else a share of the trigger's window. */
+function toolOutputCap(
+  trigger: CompactorOptions['trigger'],
+  option: CompactorOptions['toolOutputLimit'],
+): ReturnType<typeof toolOutputLimit> | undefined {
+  if (option === false) return undefined;
+  if (option !== undefined) return toolOutputLimit({ maxTokens: option.maxTokens });
+  if (trigger.window === undefined) return undefined;
+  return toolOutputLimit({
+    maxTokens: Math.max(1, Math.round(trigger.window * DEFAULT_TOOL_OUTPUT_SHARE)),
+  });
 }

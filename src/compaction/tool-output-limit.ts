@@ -4,6 +4,12 @@ import { isPrunedToolResult } from './helpers/tool-output-placeholder.js';
 import { clipResult, isClipped } from './strategies/clip-tool-results.js';
 import type { LoopMutator } from './types.js';
 
+/**
+ * The share of the context window `createCompactor` caps each new tool output at by default,
+ * when its trigger knows the window (5.5%: 7,040 tokens on a 128k window).
+ */
+export const DEFAULT_TOOL_OUTPUT_SHARE = 0.055;
+
 export interface ToolOutputLimitOptions {
   /**
    * The most tokens one tool output may take when the model first reads it; a larger one is
@@ -29,16 +35,19 @@ export interface ToolOutputLimitOptions {
  * which is what agents that truncate tool output do. Only the step's new outputs are looked at,
  * so its cost follows the step, not the session.
  *
+ * `createCompactor` runs one by default (its `toolOutputLimit` option, 5.5% of the window when
+ * its trigger knows the window); this mutator is for a loop without a compactor, or a cap
+ * that only some tools' outputs pass through. A loop refuses both at once under the same name.
+ *
  * @example
  * ```ts
- * import { contextWindowTrigger, createAgentLoop, createCompactor } from 'loopkeeper';
+ * import { createAgentLoop } from 'loopkeeper';
  * import { toolOutputLimit } from 'loopkeeper/compaction';
  * import { ScriptedModel } from 'loopkeeper/testing';
  *
- * // No tool output reaches the model above 4k tokens; compaction handles the rest.
+ * // No compactor: no tool output reaches the model above 4k tokens.
  * const loop = createAgentLoop({
  *   model: new ScriptedModel({ script: () => ({ text: 'Done.' }) }),
- *   compactor: createCompactor({ trigger: contextWindowTrigger({ window: 128_000 }) }),
  *   mutators: [toolOutputLimit({ maxTokens: 4_000 })],
  * });
  * ```

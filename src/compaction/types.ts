@@ -151,6 +151,11 @@ export interface TriggerDecision {
 /** A separate predicate deciding when to compact; policy changes never touch strategies. */
 export interface CompactionTrigger {
   readonly name: string;
+  /**
+   * The context window the trigger is set for, in tokens, when it knows one
+   * (`contextWindowTrigger` does): `createCompactor` scales its default tool-output cap to it.
+   */
+  readonly window?: number;
   evaluate(input: TriggerInput): TriggerDecision;
 }
 

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Compactor } from '../compaction/compactor-types.js';
+import { replacedItemId } from '../compaction/helpers/derived-item.js';
 import { ConfigError } from '../errors/config-error.js';
 import { ContextOverflowError } from '../errors/context-overflow-error.js';
 import { LoopkeeperError } from '../errors/loopkeeper-error.js';
 import type { NewSessionEvent } from '../log/events.js';
+import { buildReplacementView } from '../log/replacement-view.js';
 import type { SessionStore } from '../log/store.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/types.js';
@@ -214,6 +216,8 @@ export class CompactingSession<M> {
         last !== undefined && last.epoch === epoch && step?.promptTokens !== undefined
           ? { promptTokens: step.promptTokens, itemCount: last.itemCount }
           : undefined;
+      // The cap changes only the step's new outputs, which the reported usage does not cover.
+      if (point === 'AfterToolResult') await this.#capNewOutputs(tokens);
       for (let attempt = 0; ; attempt += 1) {
         const transcript = conversation.items;
         const input = {
@@ -269,6 +273,44 @@ export class CompactingSession<M> {
       await this.#fail(error, stepNumber);
       throw error;
     }
+  }
+
+  /**
+   * The compactor's cap on the step's new tool outputs (`toolOutputLimit`), as the agent loop
+   * runs it: the request shows the clipped copies, the framework's own list and the log keep
+   * the outputs whole, and a `transcript-replaced` marker (tier `mutator`) records the copy.
+   */
+  async #capNewOutputs(tokens: TokenCounter): Promise<void> {
+    const cap = this.#compactor.toolOutputLimit;
+    if (cap === undefined) return;
+    const conversation = this.#conversation;
+    const previous = conversation.items;
+    const output = await cap.mutate({
+      transcript: previous,
+      tokens,
+      point: 'AfterToolResult',
+      signal: new AbortController().signal,
+    });
+    if (!output.dirty) return;
+    const throughSeq = this.#recorder === undefined ? 0 : await this.#recorder.lastSeq();
+    conversation.replace(output.transcript);
+    await this.#recorder?.append([
+      {
+        type: 'transcript-replaced',
+        ...this.#withRun(),
+        throughSeq,
+        view: buildReplacementView({
+          previous,
+          next: output.transcript,
+          originOf: replacedItemId,
+        }),
+        reason: 'manual',
+        tier: 'mutator',
+        strategies: [cap.name],
+        tokensBefore: tokens.count(previous),
+        tokensAfter: tokens.count(output.transcript),
+      },
+    ]);
   }
 
   async #fail(error: unknown, steps: number): Promise<void> {

@@ -122,6 +122,7 @@ export function createAgentLoopLogic({
   interrupted = 'fail',
 }: Omit<OpenAgentLoopOptions, 'inspect'>): AgentLoopLogic {
   validateOptions({ model, maxConsecutiveCompactions, maxStepsPerRun, mutators, compactor });
+  const loopMutators = withCompactorMutators(mutators, compactor);
   if (toolTimeoutMs !== undefined && !(Number.isInteger(toolTimeoutMs) && toolTimeoutMs > 0)) {
     throw new ConfigError(
       `createAgentLoop: toolTimeoutMs must be a whole number of milliseconds > 0, got ${toolTimeoutMs}`,
@@ -142,7 +143,7 @@ export function createAgentLoopLogic({
     encoding,
     interrupted,
     // With no compactor and no mutators no decision depends on a count (see LoopSession).
-    deferEncoding: compactor === undefined && mutators.length === 0,
+    deferEncoding: compactor === undefined && loopMutators.length === 0,
     ...(tokens === undefined ? {} : { tokens }),
   });
   // Builds and checks the tool registry, so a bad tool list fails here.
@@ -151,7 +152,7 @@ export function createAgentLoopLogic({
     model,
     tools,
     instructions,
-    mutators,
+    mutators: loopMutators,
     compactor,
     toolTimeoutMs,
     maxParallelTools,
@@ -165,7 +166,7 @@ export function createAgentLoopLogic({
       instance: randomUUID().slice(0, 8),
       maxConsecutiveCompactions,
       maxStepsPerRun,
-      mutators: mutators.map((mutator) => ({ name: mutator.name, points: mutator.points })),
+      mutators: loopMutators.map((mutator) => ({ name: mutator.name, points: mutator.points })),
       compactor: compactor?.name ?? null,
       approvals: tools.some(
         (tool) => tool.needsApproval !== undefined && tool.needsApproval !== false,
@@ -236,6 +237,24 @@ export async function openAgentLoop({
       ? agent.input
       : { ...agent.input, resume: { runId: unfinished.runId, steps: unfinished.steps } };
   return new AgentLoopActor({ ...agent, input }, inspect === undefined ? {} : { inspect });
+}
+
+/**
+ * The host's mutators, then the compactor's cap on new tool outputs: the host's mutators see
+ * each output whole (to redact it, say) before the cap clips what the model will read.
+ */
+function withCompactorMutators(
+  mutators: readonly LoopMutator[],
+  compactor: Compactor | undefined,
+): readonly LoopMutator[] {
+  const cap = compactor?.toolOutputLimit;
+  if (cap === undefined) return mutators;
+  if (mutators.some((mutator) => mutator.name === cap.name)) {
+    throw new ConfigError(
+      `createAgentLoop: the compactor caps tool outputs already (a mutator named "${cap.name}"); set the cap with createCompactor({toolOutputLimit: {maxTokens}}), or turn it off with toolOutputLimit: false, rather than passing a second one`,
+    );
+  }
+  return [...mutators, cap];
 }
 
 function validateOptions(options: {

@@ -138,6 +138,8 @@ async function run(): Promise<Run> {
   const prepareStep = compactionPrepareStep({
     compactor: createCompactor({
       trigger: contextWindowTrigger({ window: WINDOW, percent: 80 }),
+      // The former defaults: these runs check compaction and its records, not the output cap.
+      toolOutputLimit: false,
       backend: aiSdkSummarizer({ model: summarizer }),
     }),
     tokens,
@@ -283,5 +285,85 @@ describe('compactionPrepareStep in a 200-step generateText', () => {
     const audit = buildSessionAudit({ sessionId: 'ai-sdk-run', events, tokens });
     expect(audit.unfinishedRun).toBeNull();
     expect(audit.entries).toHaveLength(events.length);
+  });
+});
+
+describe("compactionPrepareStep with the compactor's tool-output cap", () => {
+  const bigOutput = [
+    '$ pytest tests/test_fields.py',
+    ...Array.from({ length: 400 }, (_, index) => `collected item ${index} in tests/test_fields.py`),
+    'TypeError: unsupported operand in src/marshmallow/fields.py line 1474',
+    '1 failed, 399 passed',
+  ].join('\n');
+  const messages = [
+    { role: 'user' as const, content: 'Why does the test fail?' },
+    {
+      role: 'assistant' as const,
+      content: [
+        {
+          type: 'tool-call' as const,
+          toolCallId: 'c1',
+          toolName: 'bash',
+          input: { cmd: 'pytest' },
+        },
+      ],
+    },
+    {
+      role: 'tool' as const,
+      content: [
+        {
+          type: 'tool-result' as const,
+          toolCallId: 'c1',
+          toolName: 'bash',
+          output: { type: 'text' as const, value: bigOutput },
+        },
+      ],
+    },
+  ];
+
+  it('sends a new output over the default cap clipped; the SDK list and the log keep it whole', async () => {
+    const window = 20_000;
+    expect(tokens.countText(bigOutput)).toBeGreaterThan(window * 0.055);
+    const store = new MemorySessionStore();
+    const prepareStep = compactionPrepareStep({
+      compactor: createCompactor({ trigger: contextWindowTrigger({ window }) }),
+      tokens,
+      store,
+      sessionId: 'capped',
+    });
+    const { messages: sent } = await prepareStep({ messages, stepNumber: 0, steps: [] });
+    const toolPart = sent.at(-1)?.content;
+    const output = Array.isArray(toolPart)
+      ? (toolPart[0] as { output?: unknown }).output
+      : undefined;
+    const text = JSON.stringify(output);
+    expect(tokens.countText(text)).toBeLessThanOrEqual(window * 0.055 + 20);
+    expect(text).toContain('1 failed, 399 passed');
+    expect(text).toContain('src/marshmallow/fields.py');
+    // The SDK's own list is not touched.
+    expect(JSON.stringify(messages[2])).toContain('collected item 200 in');
+    expect(prepareStep.compactions()).toBe(0);
+    const events: SessionEvent[] = [];
+    for await (const event of store.read('capped')) events.push(event);
+    const logged = events.flatMap((event) => (event.type === 'items-appended' ? event.items : []));
+    expect(logged.some((item) => item.kind === 'toolResult' && item.content === bigOutput)).toBe(
+      true,
+    );
+    expect(events.filter((event) => event.type === 'transcript-replaced')).toMatchObject([
+      { tier: 'mutator', strategies: ['toolOutputLimit'] },
+    ]);
+    expect(effectiveHistory(events)).toEqual(prepareStep.history());
+  });
+
+  it('with `toolOutputLimit: false` sends it whole', async () => {
+    const prepareStep = compactionPrepareStep({
+      compactor: createCompactor({
+        trigger: contextWindowTrigger({ window: 20_000 }),
+        toolOutputLimit: false,
+      }),
+      tokens,
+    });
+    const { messages: sent } = await prepareStep({ messages, stepNumber: 0, steps: [] });
+    expect(JSON.stringify(sent.at(-1))).toContain('collected item 200 in');
   });
 });

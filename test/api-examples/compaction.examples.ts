@@ -3,7 +3,6 @@
 
 import {
   CompactionError,
-  contextWindowTrigger,
   createAgentLoop,
   createCompactor,
   createTokenCounter,
@@ -323,10 +322,9 @@ export async function example_summaryInputTokens(): Promise<void> {
 
 // toolOutputLimit: src/compaction/tool-output-limit.ts
 export async function example_toolOutputLimit(): Promise<void> {
-  // No tool output reaches the model above 4k tokens; compaction handles the rest.
+  // No compactor: no tool output reaches the model above 4k tokens.
   const loop = createAgentLoop({
     model: new ScriptedModel({ script: () => ({ text: 'Done.' }) }),
-    compactor: createCompactor({ trigger: contextWindowTrigger({ window: 128_000 }) }),
     mutators: [toolOutputLimit({ maxTokens: 4_000 })],
   });
 }

@@ -1,12 +1,15 @@
 import {
   ConfigError,
+  contextWindowTrigger,
   createAgentLoop,
+  createCompactor,
   defineTool,
   effectiveHistory,
   type Item,
   MemorySessionStore,
   openAIChatModel,
   runTurn,
+  tokenBudgetTrigger,
   validateTranscript,
 } from 'loopkeeper';
 import { toolOutputLimit } from 'loopkeeper/compaction';
@@ -171,5 +174,101 @@ describe('toolOutputLimit', () => {
         .map((event) => ({ mutator: event.mutator, dirty: event.dirty })),
     ).toEqual([{ mutator: 'toolOutputLimit', dirty: true }]);
     loop.stop();
+  });
+});
+
+describe("createCompactor's tool-output cap", () => {
+  const bash = defineTool({
+    name: 'bash',
+    description: 'Runs a command.',
+    parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] },
+    execute: ({ cmd }: { cmd: string }) => (cmd === 'pytest' ? bigOutput : 'setup.py src tests'),
+  });
+
+  /** One turn that runs pytest, through the real loop; what the model was sent, and the log. */
+  async function runPytest(compactor: ReturnType<typeof createCompactor>) {
+    const server = await startServer({
+      replies: [
+        { toolCalls: [{ id: 'call_big', name: 'bash', arguments: { cmd: 'pytest' } }] },
+        { text: 'The test fails in fields.py.' },
+      ],
+    });
+    const store = new MemorySessionStore();
+    const loop = createAgentLoop({
+      model: openAIChatModel({ baseURL: server.url, apiKey: 'test-key', model: 'gpt-test' }),
+      tools: [bash],
+      store,
+      tokens,
+      compactor,
+    });
+    const telemetry = recordTelemetry(loop);
+    loop.start();
+    expect((await runTurn(loop, 'Why does the test fail?')).outcome).toBe('completed');
+    const messages = server.requests[1]?.body?.messages as { role: string; content?: string }[];
+    const sent = messages.find((message) => message.role === 'tool')?.content ?? '';
+    const events = await readSession(store, loop.session.sessionId);
+    loop.stop();
+    return { sent, events, telemetry };
+  }
+
+  it('by default caps a new output at 5.5% of the window in the request; the log keeps it whole', async () => {
+    const window = 20_000;
+    // The output is larger than the cap, and the request with it whole stays under the line:
+    // only the cap, not a compaction, can have clipped it.
+    expect(tokens.countText(bigOutput)).toBeGreaterThan(window * 0.055);
+    expect(tokens.countText(bigOutput)).toBeLessThan(window * 0.55 - 1_000);
+    const { sent, events, telemetry } = await runPytest(
+      createCompactor({ trigger: contextWindowTrigger({ window }) }),
+    );
+    expect(tokens.countText(sent)).toBeLessThanOrEqual(window * 0.055);
+    expect(sent.startsWith('$ pytest tests/test_fields.py')).toBe(true);
+    expect(sent).toContain('1 failed, 399 passed');
+    expect(sent).toContain('src/marshmallow/fields.py');
+    const logged = events.flatMap((event) => (event.type === 'items-appended' ? event.items : []));
+    expect(logged.some((item) => item.kind === 'toolResult' && item.content === bigOutput)).toBe(
+      true,
+    );
+    expect(events.filter((event) => event.type === 'transcript-replaced')).toMatchObject([
+      { tier: 'mutator', strategies: ['toolOutputLimit'] },
+    ]);
+    expect(validateTranscript(effectiveHistory(events))).toEqual([]);
+    expect(telemetry.some((event) => event.type === 'CompactionFinished')).toBe(false);
+  });
+
+  it('`toolOutputLimit: false` shows every output whole', async () => {
+    const { sent, events } = await runPytest(
+      createCompactor({
+        trigger: contextWindowTrigger({ window: 20_000 }),
+        toolOutputLimit: false,
+      }),
+    );
+    expect(sent).toBe(bigOutput);
+    expect(events.some((event) => event.type === 'transcript-replaced')).toBe(false);
+  });
+
+  it('`toolOutputLimit: {maxTokens}` sets the cap, also for a trigger that knows no window', async () => {
+    const { sent } = await runPytest(
+      createCompactor({ trigger: tokenBudgetTrigger(), toolOutputLimit: { maxTokens: 300 } }),
+    );
+    expect(tokens.countText(sent)).toBeLessThanOrEqual(300);
+    // Without a window there is no share to take, so no default cap.
+    expect(createCompactor({ trigger: tokenBudgetTrigger() }).toolOutputLimit).toBeUndefined();
+  });
+
+  it('refuses a cap that is not false or a positive {maxTokens}, and a second cap in the loop', () => {
+    const trigger = contextWindowTrigger({ window: 20_000 });
+    expect(() => createCompactor({ trigger, toolOutputLimit: { maxTokens: 0 } })).toThrow(
+      ConfigError,
+    );
+    expect(() => createCompactor({ trigger, toolOutputLimit: true as unknown as false })).toThrow(
+      /toolOutputLimit/,
+    );
+    expect(() =>
+      createAgentLoop({
+        model: openAIChatModel({ baseURL: 'http://localhost:1', apiKey: 'k', model: 'm' }),
+        compactor: createCompactor({ trigger }),
+        mutators: [toolOutputLimit({ maxTokens: 300 })],
+      }),
+    ).toThrow(/caps tool outputs already/);
   });
 });

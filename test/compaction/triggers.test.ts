@@ -71,9 +71,9 @@ describe('contextWindowTrigger', () => {
     expect(roomier.evaluate({ transcript, tokens }).fire).toBe(false);
   });
 
-  it('uses the defaults: no output reserve, 80 % of the window, target 60 % of the line', () => {
+  it('uses the defaults: no output reserve, 55 % of the window, target 60 % of the line', () => {
     const decision = contextWindowTrigger({ window: 128_000 }).evaluate({ transcript, tokens });
-    const line = Math.floor(128_000 * 0.8);
+    const line = Math.floor(128_000 * 0.55);
     expect(decision.budget).toEqual({
       maxTokens: line,
       targetTokens: Math.floor(line * 0.6),
@@ -85,7 +85,7 @@ describe('contextWindowTrigger', () => {
   it('works with the defaults on a 4k window', () => {
     const trigger = contextWindowTrigger({ window: 4_096 });
     const decision = trigger.evaluate({ transcript, tokens });
-    expect(decision.budget.maxTokens).toBe(Math.floor(4_096 * 0.8));
+    expect(decision.budget.maxTokens).toBe(Math.floor(4_096 * 0.55));
     expect(decision.fire).toBe(false);
   });
 

@@ -125,6 +125,8 @@ describe('compactionMiddleware in a 200-call createAgent run', () => {
     middleware = compactionMiddleware({
       compactor: createCompactor({
         trigger: contextWindowTrigger({ window: WINDOW, percent: 80 }),
+        // The former defaults: these runs check compaction and its records, not the output cap.
+        toolOutputLimit: false,
         backend: counting,
       }),
       tokens,

@@ -108,8 +108,8 @@ const trailRenderShare = 0.8;
 
 /**
  * The summary cap the artifact trail asks for: `baseCap` (the summary's share of the target),
- * raised to what the trail of `ledger` needs, but never above half the target, so the kept
- * tail keeps at least the other half. On a small window this is what keeps the older errors,
+ * raised to what the trail of `ledger` needs, but never above three quarters of the target, so
+ * the kept tail keeps at least a quarter. On a small window this is what keeps the older errors,
  * paths and identifiers: the tail gives way to the facts it no longer holds.
  */
 export function summaryCapForTrail({

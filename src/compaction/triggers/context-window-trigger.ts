@@ -4,6 +4,13 @@ import type { CompactionTrigger } from '../types.js';
 import { hysteresisBudget } from './hysteresis-budget.js';
 import { measurePromptTokens } from './measure-prompt-tokens.js';
 
+/**
+ * The defaults of `contextWindowTrigger`: fire at 55% of the window, aim at 60% of that line.
+ * Benches that set a trigger line derive the window from `percent` (see docs/compaction.md,
+ * "Why the default line is 55%").
+ */
+export const CONTEXT_WINDOW_DEFAULTS = { percent: 55, targetRatio: 0.6 } as const;
+
 export interface ContextWindowTriggerOptions {
   /** The model's context window in tokens. */
   readonly window: number;
@@ -15,7 +22,8 @@ export interface ContextWindowTriggerOptions {
   readonly outputReserve?: number;
   /**
    * Fire when the next prompt reaches this many percent of the window (less `outputReserve`):
-   * 80 means 80%. Default 80. Values at or below 1 are refused as ratios written by mistake.
+   * 55 means 55%. Default 55 (see docs/compaction.md, "Why the default line is 55%"). Values
+   * at or below 1 are refused as ratios written by mistake.
    */
   readonly percent?: number;
   /** Compaction aims at this share (a ratio in (0, 1]) of the trigger line. Default 0.6. */
@@ -45,8 +53,8 @@ export interface ContextWindowTriggerOptions {
 export function contextWindowTrigger({
   window,
   outputReserve = 0,
-  percent = 80,
-  targetRatio = 0.6,
+  percent = CONTEXT_WINDOW_DEFAULTS.percent,
+  targetRatio = CONTEXT_WINDOW_DEFAULTS.targetRatio,
 }: ContextWindowTriggerOptions): CompactionTrigger {
   const owner = 'contextWindowTrigger';
   requireNonNegative(owner, 'window', window, { positive: true, integer: true });
@@ -61,6 +69,7 @@ export function contextWindowTrigger({
   const line = Math.floor(((window - outputReserve) * percent) / 100);
   return {
     name: 'contextWindow',
+    window,
     evaluate(input) {
       const { tokens, basis, overhead } = measurePromptTokens(input);
       const budget = hysteresisBudget({

@@ -8,6 +8,7 @@ import type { TokenCounter } from '../../tokens/types.js';
 import type { Item } from '../../transcript/types.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
 import { QUALITY_INSTRUCTIONS, replayRecording } from './replay-recording.js';
+import { windowForLine } from './window-for-line.js';
 import { factTokens, isVisible, visibleText, type WorkFacts, workFactsOf } from './work-facts.js';
 
 export { QUALITY_INSTRUCTIONS } from './replay-recording.js';
@@ -131,8 +132,8 @@ export async function measureCompactionQuality({
   instructions = QUALITY_INSTRUCTIONS,
   onTelemetry,
 }: CompactionQualityOptions): Promise<CompactionQualityReport> {
-  // The line is exact: no reserve, and percent at its default share of the window.
-  const trigger = contextWindowTrigger({ window: Math.ceil(line / 0.8), outputReserve: 0 });
+  // The line is exact: no reserve, and the window the default percent puts the line at.
+  const trigger = contextWindowTrigger({ window: windowForLine(line), outputReserve: 0 });
   const compactor =
     buildCompactor?.(trigger) ??
     createCompactor(backend === undefined ? { trigger } : { trigger, backend });

@@ -26,6 +26,21 @@ export const CompactorOptionsSchema = v.object(
     strategy: v.optional(withMethod('apply', 'a CompactionStrategy')),
     beforeCompaction: hook,
     afterCompaction: hook,
+    toolOutputLimit: v.optional(
+      v.union(
+        [
+          v.literal(false),
+          v.looseObject({
+            maxTokens: v.pipe(
+              v.number(),
+              v.finite('must be a finite number'),
+              v.gtValue(0, 'must be positive'),
+            ),
+          }),
+        ],
+        'must be false or {maxTokens}',
+      ),
+    ),
     name: v.optional(v.pipe(v.string(), v.nonEmpty('must not be empty'))),
     points: v.optional(
       v.array(v.picklist(['AfterToolResult', 'AfterTurnEnded', 'BeforeInference'])),
