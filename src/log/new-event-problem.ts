@@ -14,10 +14,42 @@ export function newEventProblem({
   readonly event: unknown;
   readonly seq: number;
 }): string | undefined {
+  if (plainlyValid(event)) return undefined;
   const problems = shapeProblems(NewSessionEventSchema, event, 'the event');
   if (problems.length > 0) return problems.join('; ');
   const { type, throughSeq } = event as { readonly type: string; readonly throughSeq?: number };
   return type === 'transcript-replaced' && Number(throughSeq) >= seq
     ? `throughSeq must be below the marker's own seq ${seq} (got number ${throughSeq})`
     : undefined;
+}
+
+/**
+ * The two events a loop appends at every step, when the schema would accept them at a glance:
+ * items without provider data or reasoning, and started calls. A quicker yes only: anything
+ * else, valid or not, is checked (and its problems worded) by the schema.
+ */
+function plainlyValid(event: unknown): boolean {
+  if (typeof event !== 'object' || event === null) return false;
+  const { type, runId, items, calls } = event as Readonly<Record<string, unknown>>;
+  if (runId !== undefined && typeof runId !== 'string') return false;
+  if (type === 'items-appended') return Array.isArray(items) && items.every(plainItem);
+  return (
+    type === 'tool-calls-started' &&
+    typeof runId === 'string' &&
+    Array.isArray(calls) &&
+    calls.length > 0 &&
+    calls.every(plainCall)
+  );
+}
+
+function plainItem(item: unknown): boolean {
+  if (typeof item !== 'object' || item === null) return false;
+  const { id, providerData, reasoning } = item as Readonly<Record<string, unknown>>;
+  return typeof id === 'string' && providerData === undefined && reasoning === undefined;
+}
+
+function plainCall(call: unknown): boolean {
+  if (typeof call !== 'object' || call === null) return false;
+  const { callId, argumentsHash } = call as Readonly<Record<string, unknown>>;
+  return typeof callId === 'string' && callId !== '' && typeof argumentsHash === 'string';
 }

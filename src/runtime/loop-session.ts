@@ -190,11 +190,26 @@ export class LoopSession {
    * marked as one, without loading the encoding.
    */
   async requestEstimate(): Promise<{ readonly tokens: number; readonly exact: boolean }> {
+    return (
+      this.requestEstimateNow() ?? { tokens: this.estimateTokens(await this.tokens()), exact: true }
+    );
+  }
+
+  /** `requestEstimate` when it needs no waiting (the counter loaded, or the bound enough); else undefined. */
+  requestEstimateNow(): { readonly tokens: number; readonly exact: boolean } | undefined {
     if (this.#deferEncoding && this.#counter === undefined) {
       const bound = upperBoundTokens(this.#projection.items);
       if (bound < DEFERRED_ENCODING_TOKENS) return { tokens: bound, exact: false };
     }
-    return { tokens: this.estimateTokens(await this.tokens()), exact: true };
+    const counter = this.#counter;
+    return counter === undefined
+      ? undefined
+      : { tokens: this.estimateTokens(counter), exact: true };
+  }
+
+  /** The counter `tokens()` resolves with, once it has been loaded; undefined before. */
+  get loadedTokens(): TokenCounter | undefined {
+    return this.#counter;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The hash the durable-run events record for a call's arguments (`sha256:<hex>` of the JSON
@@ -13,5 +13,6 @@ import { createHash } from 'node:crypto';
  * ```
  */
 export function hashToolArguments(argumentsText: string): string {
-  return `sha256:${createHash('sha256').update(argumentsText, 'utf8').digest('hex')}`;
+  // The one-shot `hash` (Node 20.12+): a third of `createHash` for the short texts of a call.
+  return `sha256:${hash('sha256', argumentsText, 'hex')}`;
 }

@@ -181,6 +181,31 @@ export function describeSessionStoreContract({
         { type: 'items-appended', items: [{ kind: 'user' }] },
         /items\[0\]\.id must be a string \(got nothing\)/,
       ],
+      [
+        'items with a run id that is not a string',
+        { type: 'items-appended', runId: 7, items: [] },
+        /runId must be a string \(got number 7\)/,
+      ],
+      [
+        'started calls without a run id',
+        { type: 'tool-calls-started', calls: [{ callId: 'c1', argumentsHash: 'sha256:0' }] },
+        /runId/,
+      ],
+      [
+        'no started calls',
+        { type: 'tool-calls-started', runId: 'r', calls: [] },
+        /calls must list at least one call/,
+      ],
+      [
+        'a started call with an empty id',
+        { type: 'tool-calls-started', runId: 'r', calls: [{ callId: '', argumentsHash: 'h' }] },
+        /calls\[0\]\.callId must not be empty/,
+      ],
+      [
+        'a started call without its hash',
+        { type: 'tool-calls-started', runId: 'r', calls: [{ callId: 'c1' }] },
+        /calls\[0\]\.argumentsHash/,
+      ],
       ['a marker covering itself', replacement({ throughSeq: 3, view: [] }), /throughSeq must be/],
       [
         'a marker with a bad view entry',

@@ -97,6 +97,37 @@ describe('createAgentLoop failures from host code that throws plain errors', () 
   });
 });
 
+describe('createAgentLoop with a trigger that starts throwing once the counter is loaded', () => {
+  it('fails the run with trigger_failed, as on the first check', async () => {
+    // The first check waits for the session's counter; later ones answer as the actor is made.
+    const budget = tokenBudgetTrigger({ maxTokens: 100_000 });
+    let broken = false;
+    const compactor = createCompactor({
+      trigger: {
+        name: 'broken later',
+        evaluate: (input) => {
+          if (broken) throw new Error('host code broke');
+          return budget.evaluate(input);
+        },
+      },
+    });
+    const loop = createAgentLoop({
+      model: new ScriptedModel({ script: () => ({ text: 'ok' }) }),
+      compactor,
+      tokens,
+    });
+    loop.start();
+    expect((await runTurn(loop, 'Hi')).outcome).toBe('completed');
+    broken = true;
+    const failed = await runTurn(loop, 'Hi again');
+    expect(failed.outcome).toBe('failed');
+    expect(failed.error).toMatchObject({ code: 'trigger_failed' });
+    expect(failed.error?.message).toContain('host code broke');
+    broken = false;
+    expect((await runTurn(loop, 'Once more')).outcome).toBe('completed');
+  });
+});
+
 describe('createAgentLoop with a custom model that resolves no answer object', () => {
   it.each([
     ['undefined', undefined],

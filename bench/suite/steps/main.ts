@@ -39,6 +39,14 @@ interface ChildResult {
 export const STEP_WINDOWS = [200, 1_000, 2_000] as const;
 const HALF_WINDOW = 20;
 
+/**
+ * Where loopkeeper's step at ~200 goes, from CPU profiles of steps 150–250
+ * (`bench/suite/steps/profile-window.ts`, three runs merged): written after the step-200
+ * verdict while it is missed. Profile again and re-date it when the step changes.
+ */
+const STEP_200_WHY =
+  "Why (profiled 2026-12-07, steps 150–250): about 40% of the step is XState's interpreter (per step three actors' done events, two eventless routings, and two copies of a 25-key context V8 keeps as a dictionary), about 15% the log append (stamping's JSON round trip and deep freeze; the projection, protocol tracker and artifact ledger), 6–9% garbage collection, 5% tools, 4–6% tokenizing the new items cold and 4% item checks.";
+
 function percentile(values: readonly number[], share: number): number {
   const sorted = [...values].sort((left, right) => left - right);
   return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? Number.NaN;
@@ -145,7 +153,7 @@ const verdicts = ours
       );
       return mine <= fastest.value
         ? `~step ${at.toLocaleString('en')}: met, ${formatMilliseconds(mine)} against the fastest peer's ${formatMilliseconds(fastest.value)} (${CONTENDERS[fastest.name].label}).`
-        : `~step ${at.toLocaleString('en')}: **missed**, ${formatMilliseconds(mine)} against ${formatMilliseconds(fastest.value)} (${CONTENDERS[fastest.name].label}), ${(mine / fastest.value).toFixed(2)}× it.`;
+        : `~step ${at.toLocaleString('en')}: **missed**, ${formatMilliseconds(mine)} against ${formatMilliseconds(fastest.value)} (${CONTENDERS[fastest.name].label}), ${(mine / fastest.value).toFixed(2)}× it.${at === 200 ? ` ${STEP_200_WHY}` : ''}`;
     })
   : [];
 

@@ -32,6 +32,28 @@ export function loopActor<Output, Input extends ActorInvocation>(
 }
 
 /**
+ * `loopActor` for work that can often be answered at once: when `now` answers (anything but
+ * undefined), the actor is done as XState creates it, and the loop takes the answer in the same
+ * run of its mailbox (no promise, abort controller or microtask between); when it cannot,
+ * `body` runs as usual. An error `now` throws fails the invocation as a rejection would.
+ */
+export function loopActorAnsweringNow<Output, Input extends ActorInvocation>(
+  now: (services: LoopServices, input: Input) => Output | undefined,
+  body: (services: LoopServices, options: PromiseActorArguments<Output, Input>) => Promise<Output>,
+): PromiseActorLogic<Output, Input> {
+  const logic = loopActor(body);
+  return {
+    ...logic,
+    getInitialSnapshot: (scope, input) => {
+      const output = now(servicesOf(input.loop), input);
+      if (output === undefined) return logic.getInitialSnapshot(scope, input);
+      // As a resolved promise actor leaves it: done, with the output, the input let go.
+      return { status: 'done', output, error: undefined, input: undefined };
+    },
+  };
+}
+
+/**
  * Hands telemetry produced inside an invoked actor to the listeners of the loop actor that
  * invoked it (`loop.on`), the same way the machine's own `emit` actions reach them. Works the
  * same for a root loop and for a loop spawned as a child.

@@ -17,3 +17,16 @@ export async function withTypedFailures<T>(
     throw wrap(describeThrownText(error), error);
   }
 }
+
+/** `withTypedFailures` for work that answers without waiting. */
+export function withTypedFailuresNow<T>(
+  work: () => T,
+  wrap: (description: string, cause: unknown) => LoopkeeperError,
+): T {
+  try {
+    return work();
+  } catch (error) {
+    if (LoopkeeperError.isInstance(error)) throw error;
+    throw wrap(describeThrownText(error), error);
+  }
+}
