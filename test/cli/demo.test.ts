@@ -40,9 +40,13 @@ describe('loopkeeper demo', () => {
     const steps = count(row(stdout, 'steps (model requests)'));
     const seen = count(row(stdout, 'tokens seen (without compaction)'));
     const sent = count(row(stdout, 'tokens sent (reported prompt tokens)'));
-    const tiers = ['structural', 'summary', 'emergency prune'].map((tier) =>
-      count(row(stdout, `compactions: ${tier}`)),
-    );
+    const tiers = [
+      'structural',
+      'summary',
+      'emergency prune',
+      'mutators (tool-output cap)',
+      'provider',
+    ].map((tier) => count(row(stdout, `compactions: ${tier}`)));
     const total = count(row(stdout, 'compactions: total'));
     expect(steps).toBeGreaterThan(100);
     expect(sent).toBeGreaterThan(0);

@@ -16,6 +16,8 @@ export function renderDemoSummary(result: DemoResult, { logKept = true } = {}): 
     ['compactions: structural', formatCount(stats.compactionsByTier.structural)],
     ['compactions: summary', formatCount(stats.compactionsByTier.summary)],
     ['compactions: emergency prune', formatCount(stats.compactionsByTier.emergency)],
+    ['compactions: mutators (tool-output cap)', formatCount(stats.compactionsByTier.mutator)],
+    ['compactions: provider', formatCount(stats.compactionsByTier.provider)],
     ['compactions: total', formatCount(stats.compactions)],
     [
       'largest effective history',
