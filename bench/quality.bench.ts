@@ -347,9 +347,11 @@ preamble 18, the fence and the message 8); its sections with nothing in them are
   168-token cut task and the newest exchange), rec003 1 of 3 and rec109 0 of 1. In rec003
   no later call fixed the three errors, so each has a line of its own of about 25 tokens; the
   final summary (156 tokens as sent) holds the goal line, 9 identifiers and one of them, with
-  a note that 2 were cut. In rec109 the final summary (95 tokens as sent) holds the goal and 5
-  identifiers and no error section; why the run's one error line is not in it is not traced
-  here.
+  a note that 2 were cut. In rec109 the summary leaves the run's one error line out while the
+  failed \`book_reservation\` output that shows it is kept; the emergency prune then replaces
+  that 34-token output with a 32-token placeholder (\`pruneLargestToolResults\`), whose facts
+  get a sixth of the output's characters, too few for the 72-character line, so the line is
+  nowhere in the request. That is the emergency prune's output pruning, not the summary.
 - Identifiers: rec003 keeps 10 of 19 (the 19 ids need about 100 tokens; the summary, 156
   tokens as sent, holds the goal, 9 ids and the unfixed error).
 - Paths: \`derived_demonstration-then-task\` keeps 8 of 20 (the lost ones are the
