@@ -330,21 +330,18 @@ and every tier keeps the latest request and the newest exchange beside the summa
 item costs 50 tokens as sent before it holds any fact (the chat rendering's lead line 24, the
 preamble 18, the fence and the message 8); its sections with nothing in them are no longer sent.
 
-- Emergency prunes (\`swe-agent_marshmallow-1867_function-calling\` 8 of 11,
-  \`tau-bench_airline_gpt-4o_rec109_task09\` 8 of 20, \`derived_errors-across-edits\` 6 of
-  19). In rec109, 6 of the 8 come where the latest turn alone (a 15-token request and an
-  answer of 219 to 271 tokens) is above the 266-token headroom line, so no summary could avoid
-  them; the other 2 are over it by 9 and 54 tokens. In the marshmallow run, the first comes
-  before any summary (the latest turn alone is 372 tokens against a 350-token line), one comes
-  where the latest turn and an empty summary item would already be above it, and 6 are over it
-  by 2 to 84 tokens with summaries of 78 to 128 tokens as sent (the dropped facts there are 28
-  tokens). In \`derived_errors-across-edits\` all 6 are over the 442-token line by 2 to 29
-  tokens, beside a latest turn of 325 to 353 tokens (the cut task alone is 168), with
-  summaries of 118 to 130 tokens that hold one path and one or two error lines. The run goes
-  on within the window each time.
+- Emergency prunes (\`swe-agent_marshmallow-1867_function-calling\` 6 of 10,
+  \`tau-bench_airline_gpt-4o_rec109_task09\` 9 of 21). In rec109, 6 of the 9 come where the
+  latest turn alone (a 15- to 37-token request and an answer of 219 to 271 tokens) is above the
+  266-token headroom line, so no summary could avoid them; the other 3 are over it by 9 to 54
+  tokens. In the marshmallow run, the first comes before any summary (the latest turn alone is
+  372 tokens against a 350-token line), one where the latest turn and an empty summary item
+  would already be above it, and 4 are over it by 12 to 54 tokens, where only the summary, the
+  request and the newest exchange are left (nothing older to summarize) and the summary's text
+  would have to be 16 to 32 tokens to land under the line (the dropped facts alone are 28). The run goes on within the window each time.
 - Error lines: \`derived_errors-across-edits\` keeps 4 of 26 (its 26 distinct error lines are
-  about 416 tokens as bare lines, against a summary of about 70 tokens of text beside the
-  168-token cut task and the newest exchange), rec003 1 of 3 and rec109 0 of 1. In rec003
+  about 416 tokens as bare lines, against a final summary of 84 tokens of text, 134 as sent,
+  beside the 168-token cut task and the newest exchange), rec003 1 of 3 and rec109 0 of 1. In rec003
   no later call fixed the three errors, so each has a line of its own of about 25 tokens; the
   final summary (156 tokens as sent) holds the goal line, 9 identifiers and one of them, with
   a note that 2 were cut. In rec109 the summary leaves the run's one error line out while the
@@ -357,14 +354,17 @@ preamble 18, the fence and the message 8); its sections with nothing in them are
 - Paths: \`derived_demonstration-then-task\` keeps 8 of 20 (the lost ones are the
   demonstration's URLs, mentioned only in the first request, which the trail ranks below the
   60 identifiers the agent passed to tools; all the dropped facts need 457 tokens against a
-  summary of about 290 tokens of text), \`derived_errors-across-edits\` 3 of 6 (a URL,
+  final summary of 268 tokens of text, 318 as sent), \`derived_errors-across-edits\` 3 of 6 (a URL,
   \`setup.py\` and \`./src/marshmallow\`, outranked by the unfixed error lines).
 
 What changed for the 8% line (issue 29, "small summaries"): a summary as sent holds only the
 sections with a fact in them (no heading, no "None recorded", no "continue from the messages
 that follow"); a ranked line that lists several facts keeps those that fit rather than going
-whole; \`MIN_SUMMARY_TOKENS\` is 80. Before it, the same bench had emergency prunes at 11 of 13,
-15 of 22 and 10 of 19 in the three runs above, rec052 25 of 31 identifiers and
+whole; \`MIN_SUMMARY_TOKENS\` is 80; and when the room under the headroom line is between 48
+tokens and that floor, the summary tier fits its summary to that room instead of the floor, so
+it lands under the line rather than handing the step to the emergency prune. Before it, the
+same bench had emergency prunes at 11 of 13 (marshmallow), 15 of 22 (rec109) and 10 of 19
+(\`derived_errors-across-edits\`, now 1 of 19, met), rec052 25 of 31 identifiers and
 \`derived_demonstration-then-task\` 56 of 63 (both now met), \`derived_errors-across-edits\`
 0 of 26 error lines and 4 of 6 paths, rec003 1 of 3 errors and 10 of 19 identifiers.
 

@@ -278,6 +278,49 @@ describe('summarizeOlder', () => {
     expect(result.transcript.map((item) => item.id).slice(1)).toEqual(['notes', 'u2', 'a2']);
   });
 
+  it('on a small budget, fits the summary under the headroom line rather than at the floor above it', async () => {
+    // Older turns full of facts, then a latest request and its newest exchange.
+    const older: Item[] = Array.from({ length: 12 }, (_, index): Item[] => [
+      {
+        kind: 'user',
+        id: `u${index}`,
+        content: `Fix src/mod${index}.py for order ORD-${4400 + index}.`,
+      },
+      {
+        kind: 'assistant',
+        id: `a${index}`,
+        text: `Fixed src/mod${index}.py; order ORD-${4400 + index} ships.`,
+      },
+    ]).flat();
+    const transcript: Item[] = [
+      ...older,
+      { kind: 'user', id: 'u-latest', content: 'Now check src/final.py for order ORD-9999.' },
+      { kind: 'assistant', id: 'a-latest', text: 'Checked src/final.py: order ORD-9999 is fine.' },
+    ];
+    const frame = tokens.countItem(createSummaryItem(''));
+    let checked = 0;
+    // Budgets where the room under the headroom line (half-way between the target and the line)
+    // is below the 80-token floor but still room for a heading and a line or two.
+    for (let targetTokens = 120; targetTokens <= 400; targetTokens += 4) {
+      const maxTokens = Math.floor(targetTokens * 1.4);
+      const headroom = maxTokens - Math.floor((maxTokens - targetTokens) / 2);
+      const result = await summarizeOlder().apply(
+        { transcript, reason: 'threshold', budget: { maxTokens, targetTokens } },
+        context(tokens, extractiveSummarizer()),
+      );
+      if (result.transcript === transcript) continue;
+      const kept = result.transcript.slice(1);
+      const room = headroom - tokens.count(kept) - frame;
+      if (room < 48 || room >= 80) continue;
+      checked += 1;
+      expect(validateTranscript(result.transcript)).toEqual([]);
+      expect(tokens.count(result.transcript), `target ${targetTokens}`).toBeLessThanOrEqual(
+        headroom,
+      );
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+
   it('leaves a transcript alone when everything fits in the kept tail', async () => {
     const transcript: Item[] = [
       { kind: 'user', id: 'u1', content: 'hi' },
