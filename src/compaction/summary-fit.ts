@@ -127,12 +127,15 @@ function allowances(
 }
 
 /**
- * The summary cut down to `maxTokens` with every section held to its guaranteed share
- * (`SUMMARY_SHARES`). Within a section the oldest lines go first and a note says how many (the
- * files and errors, which the artifact trail leads in rank order, lose their last lines); the goal's first line (the user's
+ * The summary as sent, cut down to `maxTokens` with every section held to its guaranteed share
+ * (`SUMMARY_SHARES`). Only the sections with a fact are sent: a section with nothing in it, or
+ * only a placeholder such as "- None.", loses its heading too, whether the text fits or not.
+ * Within a section the oldest lines go first and a note says how many (the files and errors,
+ * which the artifact trail leads in rank order, lose their last lines, and the last of them that
+ * lists several facts keeps those at its head that fit); the goal's first line (the user's
  * first request) keeps its head and tail with a note that the log keeps it whole. A text cut
- * before is cut around its note, never through it. Every section heading stays, so the result
- * is still a valid summary.
+ * before is cut around its note, never through it. A summary with no fact at all is the six
+ * headings alone.
  *
  * @example
  * ```ts
