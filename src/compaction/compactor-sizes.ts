@@ -30,7 +30,7 @@ export const COMPACTION_SHARES = {
 } as const;
 
 /** Below this a summary cannot hold its headings and a goal line. */
-export const MIN_SUMMARY_TOKENS = 96;
+export const MIN_SUMMARY_TOKENS = 80;
 
 /**
  * What a summary's text spends besides its content: six headings and the notes of lines cut

@@ -1,6 +1,12 @@
 import type { TokenCounter } from '../tokens/types.js';
 import { truncateTextToTokens } from './summarizers/truncate.js';
-import { parseSummarySections, SUMMARY_SECTIONS, type SummarySection } from './summary.js';
+import {
+  isFillerLine,
+  parseSummarySections,
+  renderSummarySections,
+  SUMMARY_SECTIONS,
+  type SummarySection,
+} from './summary.js';
 import { GOAL_LABEL } from './summary-goal.js';
 
 /**
@@ -55,10 +61,9 @@ export interface FittedSummary {
 
 type Sections = Map<SummarySection, string[]>;
 
+/** The sections with something in them; an empty one is left out, heading and all. */
 function render(sections: Sections): string {
-  return SUMMARY_SECTIONS.map((name) => `## ${name}\n${(sections.get(name) ?? []).join('\n')}`)
-    .join('\n\n')
-    .trim();
+  return renderSummarySections(sections);
 }
 
 function cutNote(name: SummarySection, count: number): string {
@@ -122,12 +127,15 @@ function allowances(
 }
 
 /**
- * The summary cut down to `maxTokens` with every section held to its guaranteed share
- * (`SUMMARY_SHARES`). Within a section the oldest lines go first and a note says how many (the
- * files and errors, which the artifact trail leads in rank order, lose their last lines); the goal's first line (the user's
+ * The summary as sent, cut down to `maxTokens` with every section held to its guaranteed share
+ * (`SUMMARY_SHARES`). Only the sections with a fact are sent: a section with nothing in it, or
+ * only a placeholder such as "- None.", loses its heading too, whether the text fits or not.
+ * Within a section the oldest lines go first and a note says how many (the files and errors,
+ * which the artifact trail leads in rank order, lose their last lines, and the last of them that
+ * lists several facts keeps those at its head that fit); the goal's first line (the user's
  * first request) keeps its head and tail with a note that the log keeps it whole. A text cut
- * before is cut around its note, never through it. Every section heading stays, so the result
- * is still a valid summary.
+ * before is cut around its note, never through it. A summary with no fact at all is the six
+ * headings alone.
  *
  * @example
  * ```ts
@@ -143,9 +151,14 @@ function allowances(
  * ```
  */
 export function fitSummaryText({ text, maxTokens, tokens }: FitSummaryOptions): FittedSummary {
-  if (tokens.countText(text) <= maxTokens) return { text, cut: {}, goalShortened: false };
   const parsed = parseSummarySections(text);
-  if (SUMMARY_SECTIONS.every((name) => parsed[name] === undefined)) {
+  const sectioned = SUMMARY_SECTIONS.some((name) => parsed[name] !== undefined);
+  // A sectioned summary is sent without its empty sections and placeholder lines.
+  const compact = sectioned ? renderSummarySections(parsed) : text;
+  if (tokens.countText(compact) <= maxTokens) {
+    return { text: compact, cut: {}, goalShortened: false };
+  }
+  if (!sectioned) {
     // Not a sectioned summary (a host's own note): cut as plain text, head and tail kept.
     return {
       text: truncateTextToTokens({ text, maxTokens, tokens }),
@@ -158,7 +171,7 @@ export function fitSummaryText({ text, maxTokens, tokens }: FitSummaryOptions): 
     const body = parsed[name];
     original.set(
       name,
-      (body ?? '').split('\n').filter((line) => line.trim() !== ''),
+      (body ?? '').split('\n').filter((line) => !isFillerLine(line)),
     );
   }
   const lineTokens = new Map<string, number>();
@@ -177,10 +190,16 @@ export function fitSummaryText({ text, maxTokens, tokens }: FitSummaryOptions): 
       lines.reduce((total, line) => total + sizeOf(line), 0),
     );
   }
-  const frame = tokens.countText(render(new Map([...original.keys()].map((name) => [name, []]))));
+  // The headings of the sections that have something to say; an emptied one frees its own.
+  const frame = tokens.countText(
+    SUMMARY_SECTIONS.filter((name) => (original.get(name) ?? []).length > 0)
+      .map((name) => `## ${name}`)
+      .join('\n\n'),
+  );
   // Counts of parts add up to about the count of the whole, and the cut notes cost a little:
   // the recount decides, and the room given out moves towards the largest that fits.
-  let available = maxTokens - frame - noteTokens * original.size;
+  const filled = [...original.values()].filter((lines) => lines.length > 0).length;
+  let available = maxTokens - frame - noteTokens * filled;
   let best: FittedSummary | undefined;
   let fits = 0;
   let over = Number.POSITIVE_INFINITY;
@@ -234,6 +253,33 @@ function settle(
   return result;
 }
 
+/** A trail line that lists several facts under one label, and how they are separated. */
+const groupedLinePattern =
+  /^(- (?:(step \d+(?:, fixed later)?|fixed later)|ids|Identifiers|created|edited|read|used|mentioned): )(.+)$/;
+
+/**
+ * The longest head of a grouped line's facts (a whole fact at a time) within `room` tokens, or
+ * undefined when the line is not grouped or not even one of its facts fits.
+ */
+function leadingEntries(
+  line: string,
+  room: number,
+  sizeOf: (line: string) => number,
+): string | undefined {
+  const match = groupedLinePattern.exec(line);
+  if (match === null) return undefined;
+  const label = match[1] ?? '';
+  const separator = match[2] === undefined ? ', ' : ' | ';
+  const entries = (match[3] ?? '').split(separator);
+  let best: string | undefined;
+  for (let count = 1; count < entries.length; count += 1) {
+    const candidate = `${label}${entries.slice(0, count).join(separator)}`;
+    if (sizeOf(candidate) > room) break;
+    best = candidate;
+  }
+  return best;
+}
+
 function cutToAllowances(
   original: Sections,
   allowance: ReadonlyMap<SummarySection, number>,
@@ -256,10 +302,22 @@ function cutToAllowances(
     const head = name === 'Goal' ? lines.slice(0, 1) : [];
     const body = lines.slice(head.length);
     let removed = 0;
+    let lastCut: string | undefined;
     while (used > room && body.length > 0) {
       const line = ranked.has(name) ? body.pop() : body.shift();
       used -= sizeOf(line ?? '');
       removed += 1;
+      lastCut = line;
+    }
+    // A ranked line that lists several facts (`- ids: a, b, c`) keeps those at its head that
+    // fit the room left, rather than going whole.
+    const partial =
+      ranked.has(name) && lastCut !== undefined
+        ? leadingEntries(lastCut, room - used, sizeOf)
+        : undefined;
+    if (partial !== undefined) {
+      body.push(partial);
+      used += sizeOf(partial);
     }
     if (removed > 0) cut[name] = removed;
     // A section of what the agent can re-derive that lost every line is left with its heading

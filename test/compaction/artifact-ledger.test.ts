@@ -291,6 +291,38 @@ describe('fitSummaryText with sized sections', () => {
     expect(count(twice)).toBeGreaterThan(count(once));
   });
 
+  it('sends only the sections with a fact: no heading and no placeholder for an empty one', () => {
+    const text = [
+      '## Goal\n- First request (verbatim): Fix src/app.py.',
+      '## Decisions and constraints\n- None recorded.',
+      '## Progress\n- No tool activity or replies in this part.',
+      '## Files and artifacts\n- edited: src/app.py',
+      '## Errors seen\n- None.',
+      '## Next step\n- Continue from the messages that follow this record.',
+    ].join('\n\n');
+    const fitted = fitSummaryText({ text, maxTokens: 1_000, tokens }).text;
+    expect(fitted).toBe(
+      '## Goal\n- First request (verbatim): Fix src/app.py.\n\n## Files and artifacts\n- edited: src/app.py',
+    );
+    // With no fact at all, the six headings alone.
+    const empty = fitSummaryText({
+      text: text.replace(/^- (?:First|edited).*$/gm, '- None.'),
+      maxTokens: 1_000,
+      tokens,
+    });
+    expect(empty.text.match(/^## /gm)).toHaveLength(6);
+  });
+
+  it('keeps the head of a ranked line that lists several facts when the whole line does not fit', () => {
+    const ids = Array.from({ length: 8 }, (_, index) => `ORD-${1000 + index}`);
+    const text = `## Goal\n- First request (verbatim): Ship the orders.\n\n## Files and artifacts\n- ids: ${ids.join(', ')}`;
+    const whole = tokens.countText(text);
+    const fitted = fitSummaryText({ text, maxTokens: whole - 12, tokens });
+    expect(tokens.countText(fitted.text)).toBeLessThanOrEqual(whole - 12);
+    expect(fitted.text).toMatch(/^- ids: ORD-1000, ORD-1001/m);
+    expect(fitted.text).not.toContain('ORD-1007');
+  });
+
   it('never leaves half of a surrogate pair where it cuts', () => {
     const goal = `- First request (verbatim): ${'😀'.repeat(3_000)}`;
     const text = `## Goal\n${goal}\n\n## Decisions and constraints\n- None.\n\n## Progress\n- None.\n\n## Files and artifacts\n- a.py\n\n## Errors seen\n- None.\n\n## Next step\n- Go on.`;

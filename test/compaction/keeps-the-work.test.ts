@@ -248,7 +248,7 @@ describe('the emergency prune through the compactor', () => {
     expect(text).toContain(`ValueError: bad state in src/mod${firstKeptTurn - 1}.py`);
     // Errors are ranked (the artifact trail leads, the newest first): the cut drops the last.
     expect(text).toMatch(
-      /## Errors seen\n(?:- .*\n)*- \(\d+ lines? cut; the session log has them all\)\n\n## Next step/,
+      /## Errors seen\n(?:- .*\n)*- \(\d+ lines? cut; the session log has them all\)(?:\n\n## |$)/,
     );
     expect(validateTranscript(transcript)).toEqual([]);
   });

@@ -31,8 +31,6 @@ const flat = (line: string): string =>
     .replace(/\s+/g, ' ')
     .trim();
 
-const pointer = '- See the artifact trail above.';
-
 /**
  * The summary with the artifact trail rendered from `ledger` leading "Files and artifacts" and
  * "Errors seen" (most important first), and the backend's lines that only repeat a path, an
@@ -96,9 +94,9 @@ export function withArtifactTrail({
     [...lines, ...rest.filter((line) => !/^- None\.?$/.test(line.trim()))].join('\n').trim();
   const bodies: Record<string, string> = {
     ...sections,
-    Progress: progress.join('\n').trim() || pointer,
-    'Files and artifacts': lead(trail.artifacts, files) || '- None.',
-    'Errors seen': lead(trail.errors, errors) || '- None.',
+    Progress: progress.join('\n').trim(),
+    'Files and artifacts': lead(trail.artifacts, files),
+    'Errors seen': lead(trail.errors, errors),
   };
   return SUMMARY_SECTIONS.map((name) => `## ${name}\n${(bodies[name] ?? '').trim()}`).join('\n\n');
 }

@@ -48,6 +48,12 @@ function defaultKeepRecent(
 }
 
 /**
+ * The least a summary is cut to so that it lands below the headroom line: with only the sections
+ * that hold facts sent, a heading and a line or two, as much as a shortened goal keeps.
+ */
+const leastUnderHeadroom = 48;
+
+/**
  * The default size of the summary beside `keptTokens` of kept items: what the kept part leaves
  * of the target when that is more than the cap (on a small budget that room is what keeps the
  * older errors and identifiers), else the cap, but never so much that the result lands above
@@ -64,7 +70,13 @@ function summaryRoom(
   const cap = summaryCap;
   const room = budget.targetTokens - keptTokens - frame;
   const belowHeadroom = headroomLine(budget) - keptTokens - frame;
-  return Math.max(MIN_SUMMARY_TOKENS, room >= cap ? room : Math.min(cap, belowHeadroom));
+  if (room >= cap) return Math.max(MIN_SUMMARY_TOKENS, room);
+  // Between the least a summary can say (a heading and a line or two, `leastUnderHeadroom`) and
+  // the floor, a summary that lands below the headroom line beats one at the floor that lands
+  // above it and hands the step to the emergency prune.
+  return belowHeadroom >= leastUnderHeadroom && belowHeadroom < MIN_SUMMARY_TOKENS
+    ? belowHeadroom
+    : Math.max(MIN_SUMMARY_TOKENS, Math.min(cap, belowHeadroom));
 }
 
 /**

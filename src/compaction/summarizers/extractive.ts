@@ -61,9 +61,9 @@ function unique(lines: readonly string[]): string[] {
   return [...new Set(lines)];
 }
 
-function section(name: SummarySection, lines: readonly string[], empty = 'None.'): string {
-  const body = lines.length > 0 ? lines.map((line) => `- ${line}`).join('\n') : `- ${empty}`;
-  return `## ${name}\n${body}`;
+/** A section as markdown; one with no lines is its heading alone (the summary sent leaves it out). */
+function section(name: SummarySection, lines: readonly string[]): string {
+  return `## ${name}\n${lines.map((line) => `- ${line}`).join('\n')}`.trim();
 }
 
 function userText(item: Item): string {
@@ -332,15 +332,15 @@ export function extractiveSummarizer({
       ...transcript.flatMap((item) => factsOf(item).errorLines),
     ]);
 
-    const nextStep = ['Continue from the messages that follow this record.'];
-
+    // Without a model there is no next step to infer, and a section says nothing it has not
+    // seen: an empty one is its heading alone, which the summary as sent leaves out.
     const text = [
-      section('Goal', goalLines, 'No user request in this part.'),
-      section('Decisions and constraints', constraints, 'None recorded.'),
-      section('Progress', progress, 'No tool activity or replies in this part.'),
+      section('Goal', goalLines),
+      section('Decisions and constraints', constraints),
+      section('Progress', progress),
       section('Files and artifacts', files),
       section('Errors seen', errors),
-      section('Next step', nextStep),
+      section('Next step', []),
     ].join('\n\n');
     return { text };
   }
