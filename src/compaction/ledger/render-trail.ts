@@ -46,7 +46,7 @@ interface Entry {
 /** How many entries share one line at most, so a cut from the end drops few at a time. */
 const pathsPerLine = 8;
 const identifiersPerLine = 8;
-const errorsPerLine = 4;
+const errorsPerLine = 6;
 
 /** What a file is listed under: the most telling thing the work did with it. */
 const ACTION_ORDER: readonly FileAction[] = ['created', 'edited', 'read', 'used', 'mentioned'];

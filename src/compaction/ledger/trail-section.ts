@@ -170,22 +170,25 @@ export function summaryWithTrail({
   });
 }
 
-/** The sections the trail does not lead, and what the headings of all six cost. */
+/** The sections the trail does not lead. */
 const otherSections = ['Goal', 'Decisions and constraints', 'Progress', 'Next step'] as const;
-const headingTokens = 30;
+/** A heading line (`## Files and artifacts` and its line break): at most 6 tokens in o200k. */
+const headingTokens = 6;
 
 /**
  * The room the trail is rendered to: what the summary's other sections leave of `maxTokens`,
- * each counted at what it needs up to its guaranteed share, so the trail takes what they do not
- * use and at least 80% of the cap when they are full.
+ * each counted at what it needs up to its guaranteed share with its heading (an empty section
+ * is not sent, heading and all), so the trail takes what they do not use and at least 80% of
+ * the cap when they are full.
  */
 function trailRoom(text: string, maxTokens: number, tokens: TokenCounter): number {
   const sections = parseSummarySections(text);
-  let others = headingTokens;
+  let others = 2 * headingTokens;
   for (const name of otherSections) {
     const body = sections[name] ?? '';
-    const need = body === '' ? 0 : tokens.countText(body) + body.split('\n').length;
-    others += Math.min(need, Math.floor(maxTokens * SUMMARY_SHARES[name]));
+    if (body === '') continue;
+    const need = tokens.countText(body) + body.split('\n').length;
+    others += headingTokens + Math.min(need, Math.floor(maxTokens * SUMMARY_SHARES[name]));
   }
   return Math.max(Math.floor(maxTokens * trailRenderShare), maxTokens - others);
 }
