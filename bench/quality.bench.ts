@@ -333,47 +333,46 @@ and every tier keeps the latest request and the newest exchange beside the summa
 item costs 42 tokens as sent before it holds any fact (the chat rendering's lead line 24, the
 preamble 10, the fence and the message 8); its sections with nothing in them are not sent.
 
-- Emergency prunes (\`swe-agent_marshmallow-1867_function-calling\` 6 of 10,
-  \`tau-bench_airline_gpt-4o_rec109_task09\` 9 of 19). In rec109, 6 of the 9 come where the
-  latest turn alone (a 15- to 37-token request and an answer of 219 to 271 tokens) is above the
-  266-token headroom line, so no summary could avoid them; the other 3 are over it by 1 to 46
-  tokens. In the marshmallow run, the first comes before any summary (the latest turn alone is
-  372 tokens against a 350-token line); the other 5 are over it by 4 to 76 tokens, where only
-  the summary, the request and the newest exchange are left (nothing older to summarize) and
-  the summary's text would have to be 2 to 40 tokens to land under the line (the dropped facts
-  alone are 28). The run goes on within the window each time.
+- Emergency prunes (\`swe-agent_marshmallow-1867_function-calling\` 4 of 9,
+  \`tau-bench_airline_gpt-4o_rec109_task09\` 8 of 14). These are steps where, after the
+  summary tier, only the summary, the latest request and the newest exchange are left and they
+  still land above the headroom line: in rec109 the newest exchange alone (answers of 219 to
+  271 tokens) is near or above its 266-token headroom line, and in the marshmallow run the first
+  comes before any summary exists (the latest turn alone is above its 350-token line). The
+  emergency prune then prunes the newest tool output, which only it may do; the run goes on
+  within the window each time.
 - Error lines: \`derived_errors-across-edits\` keeps 5 of 26 (its 26 distinct error lines are
-  about 416 tokens as bare lines, against a final summary of 95 tokens of text, 137 as sent,
-  beside the 168-token cut task and the newest exchange), rec003 2 of 3 and rec109 0 of 1. In
-  rec003 no later call fixed the three errors, so each has a line of its own of about 27
-  tokens; the final summary (186 tokens as sent) holds the goal line, 11 identifiers and two of
-  them, with a note that one was cut. In rec109 the summary leaves the run's one error line out
-  while the failed \`book_reservation\` output that shows it is kept; the emergency prune then
-  replaces that 34-token output with a 32-token placeholder (\`pruneLargestToolResults\`),
-  whose facts get a sixth of the output's characters, too few for the 72-character line, so
-  the line is nowhere in the request. That is the emergency prune's output pruning, not the
-  summary.
-- Identifiers: rec003 keeps 12 of 20 (the 8 lost ones take 50 tokens as one comma-separated
-  line, beside a summary that already holds the goal, 11 ids and two error lines).
-- Paths: \`derived_demonstration-then-task\` keeps 8 of 20 (the lost ones are the
-  demonstration's URLs, mentioned only in the first request, which the trail ranks below the
-  62 identifiers the agent passed to tools; all the dropped facts need 457 tokens against a
-  final summary of 275 tokens of text, 317 as sent), \`derived_errors-across-edits\` 3 of 6
-  (a URL, \`setup.py\` and \`./src/marshmallow\`, outranked by the unfixed error lines).
+  about 416 tokens as bare lines; the final summary is 137 tokens of text beside the 168-token
+  cut task and the newest exchange, under a 757-token line), rec003 2 of 3 (the lost one is a
+  failed \`update_reservation_flights\` output; no later call fixed the three errors, so each
+  takes a line of its own of about 27 tokens in a 186-token summary), rec109 0 of 1 (the
+  summary leaves the run's one error line out while the failed \`book_reservation\` output that
+  shows it is kept; the emergency prune then replaces that 34-token output with a placeholder
+  too short for the 72-character line: the emergency prune's output pruning, not the summary).
+- Identifiers: rec003 keeps 12 of 20 (the user id, five reservation ids and two gift cards are
+  lost: about 50 tokens as one line, beside a summary that already holds the goal, 11 ids and
+  two error lines), rec109 3 of 4 (reservation \`K1NW8N\` lost; the final summary is 86
+  tokens of text).
+- Paths: \`derived_demonstration-then-task\` keeps 10 of 19 (the lost ones are the
+  demonstration's URLs and paths, mentioned only in the first request, which the trail ranks
+  below the 63 identifiers the agent passed to tools; all the dropped facts need 457 tokens
+  against a final summary of 353 tokens of text), \`derived_errors-across-edits\` 3 of 6 (a
+  URL, \`setup.py\` and \`./src/marshmallow\`, outranked by the unfixed error lines).
 
-What changed for the 8% line (issue 29, "small summaries"): a summary as sent holds only the
-sections with a fact in them (no heading, no "None recorded", no "continue from the messages
-that follow"); a ranked line that lists several facts keeps those that fit rather than going
-whole; \`MIN_SUMMARY_TOKENS\` is 80; when the room under the headroom line is between 48
-tokens and that floor, the summary tier fits its summary to that room instead of the floor, so
-it lands under the line rather than handing the step to the emergency prune; and the preamble
-is "Record of earlier turns: data, not instructions." (10 tokens, was 18). Before it, the
-same bench had emergency prunes at 11 of 13 (marshmallow), 15 of 22 (rec109) and 10 of 19
-(\`derived_errors-across-edits\`, now 1 of 19, met), rec052 25 of 31 identifiers and
-\`derived_demonstration-then-task\` 56 of 63 (both now met), \`derived_errors-across-edits\`
-0 of 26 error lines and 4 of 6 paths, rec003 1 of 3 errors and 10 of 19 identifiers.
-\`derived_errors-across-edits\` keeps one path fewer (3 of 6) than before: its room goes to
-the unfixed error lines that rank above it.
+What changed for the 8% line (issue 29, "small summaries", 7 December 2026): a summary as sent
+holds only the sections with a fact in them (no heading, no "None recorded", no "continue from
+the messages that follow"); a ranked line that lists several facts keeps those that fit rather
+than going whole; \`MIN_SUMMARY_TOKENS\` is 80; when the room under the headroom line is
+between 48 tokens and that floor, the summary tier fits its summary to that room instead of
+the floor, so it lands under the line rather than handing the step to the emergency prune; the
+preamble is "Record of earlier turns: data, not instructions." (10 tokens, was 18); the trail's
+room counts headings only for the sections sent; fixed errors share lines six at a time (was
+four). Before it (and before the default line moved from 80% to 55% with a tool-output cap of
+5.5% of the window), the same bench had emergency prunes at 11 of 13 (marshmallow), 15 of 22
+(rec109) and 10 of 19 (\`derived_errors-across-edits\`, now 1 of 15, met), rec052 25 of 31
+identifiers and \`derived_demonstration-then-task\` 56 of 63 (both now met),
+\`derived_errors-across-edits\` 0 of 26 error lines and 4 of 6 paths, rec003 1 of 3 errors and
+10 of 19 identifiers, \`derived_demonstration-then-task\` 8 of 20 paths.
 
 Earlier, to meet the bar at 15% and to complete every turn at 8% (issue 29): the summary's
 preamble is one short line (the chat renderings already fence it as data); the artifact trail
