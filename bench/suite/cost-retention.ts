@@ -30,7 +30,12 @@ import {
   trimToBudget,
 } from './peers/langchain.js';
 import { piPrepare, piSettings, toPiEntries } from './peers/pi.js';
-import { averageRetention, type StepRetention, stepRetention } from './retention.js';
+import {
+  averageRetention,
+  OUTPUT_LINE_MIN_CHARACTERS,
+  type StepRetention,
+  stepRetention,
+} from './retention.js';
 import { formatCount, formatPercent, formatRatio } from './stats.js';
 
 /**
@@ -564,6 +569,7 @@ export async function costRetentionBench({
       formatPercent(kept.paths),
       formatPercent(kept.errorLines),
       formatPercent(kept.identifiers),
+      formatPercent(kept.outputLines),
       `**${formatPercent(kept.overall)}**`,
       total.billed
         .map((billed, index) => formatRatio(billed / (keepingFloor[index] ?? Number.NaN)))
@@ -598,6 +604,7 @@ export async function costRetentionBench({
         "The unmanaged loop's requests are the history each peer manages, step by step; loopkeeper's rows are the loop's own requests with the compactor on.",
         `Billing: the prefix a request shares with the previous one (instructions, tools, then the leading items unchanged) is cached, from ${formatCount(CACHE_MINIMUM)} tokens in steps of ${CACHE_STEP}; the rest is billed at the input price, and under the last model written to the cache at 1.25×. A request shorter than the cache minimum is never written to the cache, so it is billed at the input price under every model. Figures are input tokens in uncached-token equivalents, summed over the transcripts.`,
         'Retention: at each request after the first, the goal (the first user message) and the share of the paths, error lines and identifiers of everything logged before that step (`workFactsOf` from `loopkeeper/testing`) still visible in the request, a fact visible when its first 160 characters are; each category is averaged over the steps that had such facts, and "kept" is the mean of the four.',
+        `"Output lines" measures what no summarizer is built around: the lines the earlier tool outputs printed (each line whitespace-flattened, kept when it has at least ${OUTPUT_LINE_MIN_CHARACTERS} characters and a letter, once per output), and the share of them still visible whole (not by their first 160 characters: many outputs are one long line) in the output's own place (the output, or its changed copy: a placeholder, a clipped copy) or in an item that is no tool output (a summary, the agent's words) or the instructions; another output printing the same line does not count for it. loopkeeper's placeholders and summaries re-list facts (paths, error lines, identifiers), not output lines: once loopkeeper masks, clips or summarizes an output, the rest of its lines leave the request, and this column shows how much of what the tools printed each row still shows the model. It is reported beside "kept" and is not part of it: "kept" stays the mean of the four fact categories, the measure issue 34's target is defined on.`,
         'The figures are token counts, not timings: `npm run bench:cost -- --write` (which installs the peers in bench/ first) rewrites this section alone, and `bench/suite/cost-retention-sweep.ts` measures other loopkeeper settings the same way.',
       ].join(' '),
       body: markdownTable({
@@ -614,11 +621,12 @@ export async function costRetentionBench({
           'paths',
           'error lines',
           'identifiers',
+          'output lines (not in kept)',
           'kept',
           'billed ÷ keeping floor (each price model)',
         ],
         rows,
-        right: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
+        right: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17],
       }),
       notes: [
         ...notes,
