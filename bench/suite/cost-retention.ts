@@ -505,7 +505,9 @@ export interface CostRetentionResult {
 /**
  * Cost against retention: every bundled transcript replayed in a window of 37.5% of its tokens,
  * each strategy's requests billed with a prefix cache under four price models, and the share of
- * the earlier work (goal, paths, error lines, identifiers) each request still shows.
+ * the earlier work (goal, paths, error lines, identifiers, and apart from those the earlier
+ * output lines) each request still shows; then the same for the long session at windows of
+ * {@link LONG_WINDOWS} tokens.
  */
 export async function costRetentionBench({
   counter,
