@@ -121,7 +121,7 @@ for (const setting of settings) {
   }
   const kept = averageRetention(steps);
   console.log(
-    `${JSON.stringify(setting)}: billed ${total.billed.map(format).join(' / ')}; kept ${percentOf(kept.overall)} (goal ${percentOf(kept.goal)}, paths ${percentOf(kept.paths)}, error lines ${percentOf(kept.errorLines)}, identifiers ${percentOf(kept.identifiers)}); prompt ${format(total.prompt)}, cached ${format(total.cached)}, ${total.breaks} cache breaks, ${total.overWindow} over the window`,
+    `${JSON.stringify(setting)}: billed ${total.billed.map(format).join(' / ')}; kept ${percentOf(kept.overall)} (goal ${percentOf(kept.goal)}, paths ${percentOf(kept.paths)}, error lines ${percentOf(kept.errorLines)}, identifiers ${percentOf(kept.identifiers)}; output lines, not in kept, ${percentOf(kept.outputLines)}); prompt ${format(total.prompt)}, cached ${format(total.cached)}, ${total.breaks} cache breaks, ${total.overWindow} over the window`,
   );
   if (perTranscript) console.log(lines.join('\n'));
 }

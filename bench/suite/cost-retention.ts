@@ -15,6 +15,7 @@ import { countRequest, type TokenCounter } from '../../src/tokens/index.js';
 import { loadTranscriptFixtures } from '../../test/support/transcripts.js';
 import { type CostPoint, costRetentionSvg } from './cost-retention-chart.js';
 import { keepingFloorBill } from './keeping-floor.js';
+import { buildLongSession } from './long-session.js';
 import { markdownTable, type ReportSection } from './markdown.js';
 import {
   modelMessagesToItems,
@@ -30,7 +31,13 @@ import {
   trimToBudget,
 } from './peers/langchain.js';
 import { piPrepare, piSettings, toPiEntries } from './peers/pi.js';
-import { averageRetention, type StepRetention, stepRetention } from './retention.js';
+import {
+  averageRetention,
+  OUTPUT_LINE_MIN_CHARACTERS,
+  type StepRetention,
+  stepRetention,
+} from './retention.js';
+import { earlierWorkOf, indexedStepRetention, VisibilityIndex } from './retention-index.js';
 import { formatCount, formatPercent, formatRatio } from './stats.js';
 
 /**
@@ -130,7 +137,10 @@ function costLeaningCompactor(replay: Replay): Compactor {
   });
 }
 
-function strategies(counter: TokenCounter, messagesOf: (name: string) => readonly unknown[]) {
+export function strategies(
+  counter: TokenCounter,
+  messagesOf: (name: string) => readonly unknown[],
+) {
   const loopkeeper = async (
     replay: Replay,
     compactor: Compactor,
@@ -495,7 +505,9 @@ export interface CostRetentionResult {
 /**
  * Cost against retention: every bundled transcript replayed in a window of 37.5% of its tokens,
  * each strategy's requests billed with a prefix cache under four price models, and the share of
- * the earlier work (goal, paths, error lines, identifiers) each request still shows.
+ * the earlier work (goal, paths, error lines, identifiers, and apart from those the earlier
+ * output lines) each request still shows; then the same for the long session at windows of
+ * {@link LONG_WINDOWS} tokens.
  */
 export async function costRetentionBench({
   counter,
@@ -564,6 +576,7 @@ export async function costRetentionBench({
       formatPercent(kept.paths),
       formatPercent(kept.errorLines),
       formatPercent(kept.identifiers),
+      formatPercent(kept.outputLines),
       `**${formatPercent(kept.overall)}**`,
       total.billed
         .map((billed, index) => formatRatio(billed / (keepingFloor[index] ?? Number.NaN)))
@@ -586,6 +599,28 @@ export async function costRetentionBench({
       (result) =>
         `${result.name.replaceAll('*', '')}: ${formatCount(result.empty)} of the ${formatCount(requests)} requests hold no message at all, only the instructions and tools, and are billed as such.`,
     );
+  const long = await longSessionTable(counter);
+  const bullets = (list: readonly string[]) => list.map((note) => `- ${note}`).join('\n');
+  const smallNotes = [
+    ...notes,
+    ...emptyNotes,
+    `A floor for any strategy that sends every logged item once, whole, and nothing else besides the instructions and tools (or the smallest cached prefix): ${floor.map(formatCount).join(' / ')} billed under the four price models. "Logged tokens never sent" is the share of the unmanaged session's items that no request of the strategy shows, whole or changed: a strategy can bill less than that floor only by showing the model some of its own work cut, or not at all.`,
+    `A floor for any strategy that also keeps all of the earlier work visible (the goal and every earlier path, error line and identifier, as its first 160 characters, beside each step's new items, cached as though it never changed, with no cache break and no kept item billed): ${keepingFloor.map(formatCount).join(' / ')}.`,
+    "pi's row keeps only what pi's cut keeps: its summary is an LLM call, so its retention is a lower bound and its cost leaves out the summary's tokens; loopkeeper's rows include the extractive summary in every request that carries it, and no summarizer call is billed for either.",
+    'No management and the AI SDK `pruneMessages` rows have no token budget: requests over the window would be refused by the provider; they are billed as if they fit.',
+    '![Cost against retention](benchmarks-cost-retention.svg)',
+  ];
+  const longIntro = [
+    `The bundled transcripts are 7k–14k tokens, so the windows above are small. Here the first ${formatCount(LONG_STEPS)} steps of the long session (the five transcripts replayed one after another with fresh ids, as in section 3: ${formatCount(long.toolCalls)} tool calls, ${formatCount(long.tokens)} tokens) are replayed through the real loop the same way, ${formatCount(long.requests)} requests, in windows of ${LONG_WINDOWS.map(formatCount).join(' and ')} tokens (\`contextWindowTrigger({window, outputReserve: 0})\`, every budget at the default line), with no management, the peers set up for agent transcripts, the plain head/tail cap and loopkeeper's default; the strategies, the billing and the columns are those of the table above.`,
+    `Retention is measured at every request, not a sample, with the same facts, output lines and rules; to keep ${formatCount(long.requests)} requests over a history that grows to ${formatCount(long.loggedTokens)} tokens cheap, each distinct item text is searched once for every fact and line and the answer kept, and a request shows what one of its items, or the instructions, shows (the one difference from searching the whole request's text: a fact showing only across the boundary of two items is not counted).`,
+    "The long session repeats the five recordings, so a later round's copy of an output prints the same paths, error lines and identifiers again: the fact columns credit a strategy with facts the newest copy repeats, which flatters the strategies that drop old outputs, and at 128k any strategy that keeps one round's worth of history sees every fact. Output lines are counted output by output, so they are not credited that way.",
+  ].join(' ');
+  const longNotes = [
+    ...long.verdicts,
+    `Mean request, in prompt tokens: ${long.meanRequests.join('; ')}. At 128k the default keeps up to its line's worth of earlier work in every request, where the AI SDK rows keep only the newest tool outputs whatever the window (their rows are the same at both windows).`,
+    `Of the session's ${formatCount(long.outputs)} tool outputs, the plain head/tail cap (${DEFAULT_TOOL_OUTPUT_SHARE} × window at 4 characters a token) and loopkeeper's default cap (${DEFAULT_TOOL_OUTPUT_SHARE} × window, counted in tokens) cut: ${long.overCap.map((one) => `at ${formatCount(one.window)} (${formatCount(one.capTokens)} tokens), ${formatCount(one.characters)} and ${formatCount(one.tokens)}`).join('; ')}.${long.overCap.every((one) => one.characters === 0) ? ' So the plain cap bills as no management does.' : ''}`,
+    `The keeping floor of the long session (defined as above): ${long.keepingFloor.map(formatCount).join(' / ')}. No management has no budget: its requests over the window would be refused by the provider, and are billed as if they fit.`,
+  ];
   return {
     svg: costRetentionSvg({
       points,
@@ -598,38 +633,205 @@ export async function costRetentionBench({
         "The unmanaged loop's requests are the history each peer manages, step by step; loopkeeper's rows are the loop's own requests with the compactor on.",
         `Billing: the prefix a request shares with the previous one (instructions, tools, then the leading items unchanged) is cached, from ${formatCount(CACHE_MINIMUM)} tokens in steps of ${CACHE_STEP}; the rest is billed at the input price, and under the last model written to the cache at 1.25×. A request shorter than the cache minimum is never written to the cache, so it is billed at the input price under every model. Figures are input tokens in uncached-token equivalents, summed over the transcripts.`,
         'Retention: at each request after the first, the goal (the first user message) and the share of the paths, error lines and identifiers of everything logged before that step (`workFactsOf` from `loopkeeper/testing`) still visible in the request, a fact visible when its first 160 characters are; each category is averaged over the steps that had such facts, and "kept" is the mean of the four.',
+        `"Output lines" measures what no summarizer is built around: the lines the earlier tool outputs printed (each line whitespace-flattened, kept when it has at least ${OUTPUT_LINE_MIN_CHARACTERS} characters and a letter, once per output), and the share of them still visible whole (not by their first 160 characters: many outputs are one long line) in the output's own place (the output, or its changed copy: a placeholder, a clipped copy) or in an item that is no tool output (a summary, the agent's words) or the instructions; another output printing the same line does not count for it; the share is averaged over the steps like the others. loopkeeper's placeholders and summaries re-list facts (paths, error lines, identifiers), not output lines: once loopkeeper masks, clips or summarizes an output, the rest of its lines leave the request, and this column shows how much of what the tools printed each row still shows the model. It is reported beside "kept" and is not part of it: "kept" stays the mean of the four fact categories, the measure issue 34's target is defined on.`,
         'The figures are token counts, not timings: `npm run bench:cost -- --write` (which installs the peers in bench/ first) rewrites this section alone, and `bench/suite/cost-retention-sweep.ts` measures other loopkeeper settings the same way.',
       ].join(' '),
-      body: markdownTable({
-        header: [
-          'strategy',
-          'how',
-          'prompt tokens',
-          'cached',
-          ...PRICE_MODELS.map((price) => `billed, ${price.name}`),
-          'cache breaks',
-          'requests over the window',
-          'logged tokens never sent',
-          'goal',
-          'paths',
-          'error lines',
-          'identifiers',
-          'kept',
-          'billed ÷ keeping floor (each price model)',
-        ],
-        rows,
-        right: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
-      }),
-      notes: [
-        ...notes,
-        ...emptyNotes,
-        `A floor for any strategy that sends every logged item once, whole, and nothing else besides the instructions and tools (or the smallest cached prefix): ${floor.map(formatCount).join(' / ')} billed under the four price models. "Logged tokens never sent" is the share of the unmanaged session's items that no request of the strategy shows, whole or changed: a strategy can bill less than that floor only by showing the model some of its own work cut, or not at all.`,
-        `A floor for any strategy that also keeps all of the earlier work visible (the goal and every earlier path, error line and identifier, as its first 160 characters, beside each step's new items, cached as though it never changed, with no cache break and no kept item billed): ${keepingFloor.map(formatCount).join(' / ')}.`,
-        "pi's row keeps only what pi's cut keeps: its summary is an LLM call, so its retention is a lower bound and its cost leaves out the summary's tokens; loopkeeper's rows include the extractive summary in every request that carries it, and no summarizer call is billed for either.",
-        'No management and the AI SDK `pruneMessages` rows have no token budget: requests over the window would be refused by the provider; they are billed as if they fit.',
-        '![Cost against retention](benchmarks-cost-retention.svg)',
-      ],
+      body: [
+        markdownTable({
+          header: [
+            'strategy',
+            'how',
+            'prompt tokens',
+            'cached',
+            ...PRICE_MODELS.map((price) => `billed, ${price.name}`),
+            'cache breaks',
+            'requests over the window',
+            'logged tokens never sent',
+            'goal',
+            'paths',
+            'error lines',
+            'identifiers',
+            'output lines (not in kept)',
+            'kept',
+            'billed ÷ keeping floor (each price model)',
+          ],
+          rows,
+          right: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17],
+        }),
+        bullets(smallNotes),
+        `### Windows of realistic size: the long session`,
+        longIntro,
+        long.table,
+        bullets(longNotes),
+      ].join('\n\n'),
     },
+  };
+}
+
+/** Steps of the long session replayed at realistic windows: the first 500, as in section 3. */
+export const LONG_STEPS = 500;
+/** Realistic context windows for the long session, in tokens. */
+export const LONG_WINDOWS = [32_000, 128_000] as const;
+/** The rows replayed on the long session: the peers that matter, the baseline and the default. */
+const LONG_STRATEGIES = [
+  'no management',
+  'LangChain `trimMessages`, for agent transcripts',
+  'plain head/tail cap',
+  'AI SDK `pruneMessages`, last 2',
+  'AI SDK `pruneMessages`, last 10',
+  "pi's cut",
+  '**loopkeeper** default',
+];
+const LONG_NAME = 'long session';
+
+/**
+ * The first {@link LONG_STEPS} steps of the long session (bench/suite/long-session.ts) replayed
+ * unmanaged through the real loop once, and set in each of {@link LONG_WINDOWS}.
+ */
+async function loadLongReplays(counter: TokenCounter) {
+  const session = buildLongSession({ counter, toolCalls: LONG_STEPS });
+  const steps = session.steps.slice(0, LONG_STEPS);
+  const last = steps.at(-1);
+  if (steps.length < LONG_STEPS || last === undefined) {
+    throw new Error(`bench: the long session has fewer than ${LONG_STEPS} steps`);
+  }
+  const messages = session.messages.slice(0, last.end);
+  const { requests, tools } = await replayLoop({ messages, counter });
+  const replays: Replay[] = LONG_WINDOWS.map((window) => {
+    const { budget } = trigger({ window }).evaluate({ transcript: [], tokens: counter });
+    return {
+      name: LONG_NAME,
+      line: budget.maxTokens,
+      window,
+      target: budget.targetTokens,
+      instructions: QUALITY_INSTRUCTIONS,
+      tools,
+      requests,
+    };
+  });
+  return { messages, replays, toolCalls: last.toolCallsSoFar, tokens: last.tokensSoFar };
+}
+
+/**
+ * The same strategies (those of {@link LONG_STRATEGIES}) over the long session at windows of
+ * realistic size, billed the same way; retention is measured with {@link VisibilityIndex}, the
+ * same facts and lines searched item by item, so hundreds of long requests stay cheap.
+ */
+async function longSessionTable(counter: TokenCounter) {
+  const long = await loadLongReplays(counter);
+  const index = new VisibilityIndex();
+  const unmanaged = long.replays[0]?.requests ?? [];
+  const { logged, steps } = earlierWorkOf(unmanaged, index);
+  const toolTokens = counter.countText(JSON.stringify(long.replays[0]?.tools ?? []));
+  const keepingFloor: number[] = [];
+  keepingFloorBill({
+    requests: unmanaged,
+    instructions: QUALITY_INSTRUCTIONS,
+    counter,
+    toolTokens,
+    prices: PRICE_MODELS,
+    cacheMinimum: CACHE_MINIMUM,
+    into: keepingFloor,
+  });
+  const loggedTokens = counter.count(unmanaged.at(-1) ?? []);
+  // How many tool outputs each cap cuts at each window: the plain cap counts characters (4 a
+  // token), loopkeeper's default cap tokens.
+  const outputs = (unmanaged.at(-1) ?? []).filter((item) => item.kind === 'toolResult');
+  const overCap = LONG_WINDOWS.map((window) => {
+    const capTokens = Math.round(window * DEFAULT_TOOL_OUTPUT_SHARE);
+    return {
+      window,
+      capTokens,
+      characters: outputs.filter((item) => item.content.length > capTokens * 4).length,
+      tokens: outputs.filter((item) => counter.countItem(item) > capTokens).length,
+    };
+  });
+  const meanRequests: string[] = [];
+  const rows: string[][] = [];
+  const verdicts: string[] = [];
+  const list = strategies(counter, () => long.messages).filter((strategy) =>
+    LONG_STRATEGIES.includes(strategy.name),
+  );
+  for (const replay of long.replays) {
+    const results: Standing[] = [];
+    const prompts = new Map<string, number>();
+    for (const strategy of list) {
+      const requests = await strategy.requests(replay);
+      const total: Bill = { prompt: 0, cached: 0, billed: [], overWindow: 0, breaks: 0 };
+      bill({ replay, requests, counter, toolTokens, into: total });
+      const retention: StepRetention[] = [];
+      for (let position = 1; position < requests.length; position += 1) {
+        const earlier = steps[position - 1];
+        if (earlier === undefined) throw new Error('bench: a request with no unmanaged step');
+        const shown = index.visible(replay.instructions, requests[position] ?? []);
+        retention.push(indexedStepRetention(logged, earlier, shown));
+      }
+      const kept = averageRetention(retention);
+      results.push({ name: strategy.name, billed: total.billed, overall: kept.overall });
+      prompts.set(strategy.name, total.prompt);
+      rows.push([
+        formatCount(replay.window),
+        strategy.name,
+        formatCount(total.prompt),
+        formatPercent(total.cached / total.prompt),
+        ...total.billed.map(formatCount),
+        formatCount(total.breaks),
+        formatCount(total.overWindow),
+        formatPercent(neverSentTokens(replay, requests, counter) / loggedTokens),
+        formatPercent(kept.goal),
+        formatPercent(kept.paths),
+        formatPercent(kept.errorLines),
+        formatPercent(kept.identifiers),
+        formatPercent(kept.outputLines),
+        `**${formatPercent(kept.overall)}**`,
+        total.billed
+          .map((billed, position) => formatRatio(billed / (keepingFloor[position] ?? Number.NaN)))
+          .join(' / '),
+      ]);
+    }
+    const mean = (name: string) =>
+      formatCount((prompts.get(name) ?? 0) / Math.max(1, replay.requests.length));
+    meanRequests.push(
+      `at ${formatCount(replay.window)}, ${list.map((strategy) => `${strategy.name.replaceAll('*', '')} ${mean(strategy.name)}`).join(', ')}`,
+    );
+    verdicts.push(
+      ...cheapestDefaultVerdict(
+        results,
+        `on the long session at the ${formatCount(replay.window)}-token window`,
+      ),
+    );
+  }
+  return {
+    requests: unmanaged.length,
+    toolCalls: long.toolCalls,
+    tokens: long.tokens,
+    loggedTokens,
+    outputs: outputs.length,
+    overCap,
+    meanRequests,
+    keepingFloor,
+    verdicts,
+    table: markdownTable({
+      header: [
+        'window',
+        'strategy',
+        'prompt tokens',
+        'cached',
+        ...PRICE_MODELS.map((price) => `billed, ${price.name}`),
+        'cache breaks',
+        'requests over the window',
+        'logged tokens never sent',
+        'goal',
+        'paths',
+        'error lines',
+        'identifiers',
+        'output lines (not in kept)',
+        'kept',
+        'billed ÷ keeping floor (each price model)',
+      ],
+      rows,
+      right: [0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17],
+    }),
   };
 }
 
@@ -652,7 +854,7 @@ const SHOWS_EVERY_NEW_OUTPUT = [
  * strategy that shows the model every new tool output, while keeping at least 95% of the earlier
  * work. Says by how much each price model misses, and which loopkeeper settings meet it.
  */
-function cheapestDefaultVerdict(results: readonly Standing[]): string[] {
+function cheapestDefaultVerdict(results: readonly Standing[], scope?: string): string[] {
   const yardstick = results.filter((result) => SHOWS_EVERY_NEW_OUTPUT.includes(result.name));
   const judge = (row: Standing) =>
     PRICE_MODELS.map((price, position) => {
@@ -679,6 +881,17 @@ function cheapestDefaultVerdict(results: readonly Standing[]): string[] {
   const verdict = meets(defaultRow)
     ? 'met under all four price models'
     : `**missed**${defaultRow.overall < 0.95 ? `, keeps ${formatPercent(defaultRow.overall)}` : ''}${misses.length > 0 ? `: ${misses.join('; ')}` : ''}`;
+  if (scope !== undefined) {
+    const figures = judge(defaultRow)
+      .map(
+        (one) =>
+          `under ${one.price} ${formatCount(one.billed)} against ${formatCount(one.against)} (${one.peer})`,
+      )
+      .join('; ');
+    return [
+      `Target (issue 34) ${scope}: ${verdict}${meets(defaultRow) ? `: ${figures}` : ''}. The default keeps ${formatPercent(defaultRow.overall)} of the earlier work.`,
+    ];
+  }
   return [
     `Target (issue 34): the default setting bills no more than any strategy that shows the model every new tool output (${SHOWS_EVERY_NEW_OUTPUT.join('; ')}) under every price model, keeping at least 95% of the earlier work: ${verdict}. ${others.length === 0 ? 'No other loopkeeper row meets it either.' : `Met by: ${others.join(', ')}.`} How the default was chosen: [compaction.md, "Why the default line is 55%"](compaction.md#why-the-default-line-is-55).`,
   ];
