@@ -638,23 +638,7 @@ export async function costRetentionBench({
       ].join(' '),
       body: [
         markdownTable({
-          header: [
-            'strategy',
-            'how',
-            'prompt tokens',
-            'cached',
-            ...PRICE_MODELS.map((price) => `billed, ${price.name}`),
-            'cache breaks',
-            'requests over the window',
-            'logged tokens never sent',
-            'goal',
-            'paths',
-            'error lines',
-            'identifiers',
-            'output lines (not in kept)',
-            'kept',
-            'billed ÷ keeping floor (each price model)',
-          ],
+          header: ['strategy', 'how', ...FIGURE_COLUMNS],
           rows,
           right: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17],
         }),
@@ -669,6 +653,23 @@ export async function costRetentionBench({
 }
 
 /** Steps of the long session replayed at realistic windows: the first 500, as in section 3. */
+/** The columns both tables give for each strategy, after its name (and its window or how). */
+const FIGURE_COLUMNS = [
+  'prompt tokens',
+  'cached',
+  ...PRICE_MODELS.map((price) => `billed, ${price.name}`),
+  'cache breaks',
+  'requests over the window',
+  'logged tokens never sent',
+  'goal',
+  'paths',
+  'error lines',
+  'identifiers',
+  'output lines (not in kept)',
+  'kept',
+  'billed ÷ keeping floor (each price model)',
+];
+
 export const LONG_STEPS = 500;
 /** Realistic context windows for the long session, in tokens. */
 export const LONG_WINDOWS = [32_000, 128_000] as const;
@@ -812,23 +813,7 @@ async function longSessionTable(counter: TokenCounter) {
     keepingFloor,
     verdicts,
     table: markdownTable({
-      header: [
-        'window',
-        'strategy',
-        'prompt tokens',
-        'cached',
-        ...PRICE_MODELS.map((price) => `billed, ${price.name}`),
-        'cache breaks',
-        'requests over the window',
-        'logged tokens never sent',
-        'goal',
-        'paths',
-        'error lines',
-        'identifiers',
-        'output lines (not in kept)',
-        'kept',
-        'billed ÷ keeping floor (each price model)',
-      ],
+      header: ['window', 'strategy', ...FIGURE_COLUMNS],
       rows,
       right: [0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17],
     }),

@@ -62,6 +62,13 @@ export function outputLinesOf(items: readonly Item[]): { callId: string; lines: 
   );
 }
 
+/** One request, the work logged before it, and the instructions sent with it. */
+export interface RequestAgainstEarlier {
+  readonly earlier: readonly Item[];
+  readonly request: readonly Item[];
+  readonly instructions: string | undefined;
+}
+
 /**
  * The share of the earlier outputs' lines a request still shows. A line counts where the
  * request shows all of it (not its first 160 characters, as a fact: many outputs are one long
@@ -75,11 +82,7 @@ export function outputLineShare({
   earlier,
   request,
   instructions,
-}: {
-  readonly earlier: readonly Item[];
-  readonly request: readonly Item[];
-  readonly instructions: string | undefined;
-}): number | undefined {
+}: RequestAgainstEarlier): number | undefined {
   const own = new Map<string, string>();
   const free = [flatten(instructions ?? '')];
   for (const item of request) {
@@ -117,11 +120,7 @@ export function stepRetention({
   earlier,
   request,
   instructions,
-}: {
-  readonly earlier: readonly Item[];
-  readonly request: readonly Item[];
-  readonly instructions: string | undefined;
-}): StepRetention {
+}: RequestAgainstEarlier): StepRetention {
   const visible = visibleText(instructions, request);
   const facts = workFactsOf(earlier);
   const share = (list: readonly string[]) =>
