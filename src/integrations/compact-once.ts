@@ -78,7 +78,8 @@ export async function compactOnce({
   };
 }
 
-interface MarkerFields {
+/** The fields of a `transcript-replaced` marker that describe the change. */
+export interface MarkerFields {
   readonly view: readonly ViewEntry[];
   readonly reason: CompactionReason;
   readonly tier: CompactionTier;

@@ -11,7 +11,7 @@ import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/types.js';
 import type { Item } from '../transcript/types.js';
 import type { MutationPoint, RunOutcome } from '../vocabulary/index.js';
-import { type CompactionRecord, compactOnce } from './compact-once.js';
+import { type CompactionRecord, compactOnce, type MarkerFields } from './compact-once.js';
 import { Conversation, type MessageCodec } from './conversation.js';
 import { SessionRecorder } from './session-recorder.js';
 
@@ -250,17 +250,8 @@ export class CompactingSession<M> {
             `${this.#owner}: the prompt holds ${decision.tokens} tokens, over the limit of ${limit}, after ${attempt} compaction${attempt === 1 ? '' : 's'}`,
           );
         }
-        const throughSeq = this.#recorder === undefined ? 0 : await this.#recorder.lastSeq();
-        conversation.replace(record.transcript);
+        await this.#replace(record.transcript, record.marker(transcript));
         this.#compactions += 1;
-        await this.#recorder?.append([
-          {
-            type: 'transcript-replaced',
-            ...this.#withRun(),
-            throughSeq,
-            ...record.marker(transcript),
-          },
-        ]);
         this.#onCompaction?.(record);
       }
       this.#lastRequest = {
@@ -283,8 +274,7 @@ export class CompactingSession<M> {
   async #capNewOutputs(tokens: TokenCounter): Promise<void> {
     const cap = this.#compactor.toolOutputLimit;
     if (cap === undefined) return;
-    const conversation = this.#conversation;
-    const previous = conversation.items;
+    const previous = this.#conversation.items;
     const output = await cap.mutate({
       transcript: previous,
       tokens,
@@ -292,24 +282,22 @@ export class CompactingSession<M> {
       signal: new AbortController().signal,
     });
     if (!output.dirty) return;
+    await this.#replace(output.transcript, {
+      view: buildReplacementView({ previous, next: output.transcript, originOf: replacedItemId }),
+      reason: 'manual',
+      tier: 'mutator',
+      strategies: [cap.name],
+      tokensBefore: tokens.count(previous),
+      tokensAfter: tokens.count(output.transcript),
+    });
+  }
+
+  /** Puts `next` in the conversation's place and logs the change as one marker. */
+  async #replace(next: readonly Item[], marker: MarkerFields): Promise<void> {
     const throughSeq = this.#recorder === undefined ? 0 : await this.#recorder.lastSeq();
-    conversation.replace(output.transcript);
+    this.#conversation.replace(next);
     await this.#recorder?.append([
-      {
-        type: 'transcript-replaced',
-        ...this.#withRun(),
-        throughSeq,
-        view: buildReplacementView({
-          previous,
-          next: output.transcript,
-          originOf: replacedItemId,
-        }),
-        reason: 'manual',
-        tier: 'mutator',
-        strategies: [cap.name],
-        tokensBefore: tokens.count(previous),
-        tokensAfter: tokens.count(output.transcript),
-      },
+      { type: 'transcript-replaced', ...this.#withRun(), throughSeq, ...marker },
     ]);
   }
 
