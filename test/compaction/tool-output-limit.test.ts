@@ -36,6 +36,14 @@ const bigOutput = [
   '1 failed, 399 passed',
 ].join('\n');
 
+/** A shell tool whose `pytest` prints the large output and anything else a short one. */
+const bash = defineTool({
+  name: 'bash',
+  description: 'Runs a command.',
+  parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] },
+  execute: ({ cmd }: { cmd: string }) => (cmd === 'pytest' ? bigOutput : 'setup.py src tests'),
+});
+
 function result(id: string, content: string): Item {
   return {
     kind: 'toolResult',
@@ -131,12 +139,6 @@ describe('toolOutputLimit', () => {
         { text: 'The test fails in fields.py.' },
       ],
     });
-    const bash = defineTool({
-      name: 'bash',
-      description: 'Runs a command.',
-      parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] },
-      execute: ({ cmd }: { cmd: string }) => (cmd === 'pytest' ? bigOutput : 'setup.py src tests'),
-    });
     const store = new MemorySessionStore();
     const loop = createAgentLoop({
       model: openAIChatModel({ baseURL: server.url, apiKey: 'test-key', model: 'gpt-test' }),
@@ -178,13 +180,6 @@ describe('toolOutputLimit', () => {
 });
 
 describe("createCompactor's tool-output cap", () => {
-  const bash = defineTool({
-    name: 'bash',
-    description: 'Runs a command.',
-    parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] },
-    execute: ({ cmd }: { cmd: string }) => (cmd === 'pytest' ? bigOutput : 'setup.py src tests'),
-  });
-
   /** One turn that runs pytest, through the real loop; what the model was sent, and the log. */
   async function runPytest(compactor: ReturnType<typeof createCompactor>) {
     const server = await startServer({
