@@ -224,7 +224,7 @@ describe('the trail in a summary', () => {
     expect(partial).toContain('- AUTHORS.rst');
   });
 
-  it('raises the summary cap to what the trail needs, up to three quarters of the target', () => {
+  it('raises the summary cap to what the trail needs, up to the whole target', () => {
     const ledger = new ArtifactLedger();
     const items: Item[] = [{ kind: 'user', id: 'u', content: 'Fix it.' }];
     for (let index = 0; index < 40; index += 1) {
@@ -239,7 +239,7 @@ describe('the trail in a summary', () => {
     }
     ledger.append(items);
     const options = { baseCap: 200, frameTokens: 80, ledger, tokens };
-    expect(summaryCapForTrail({ ...options, targetTokens: 1_000 })).toBe(750);
+    expect(summaryCapForTrail({ ...options, targetTokens: 1_000 })).toBe(1_000);
     const roomy = summaryCapForTrail({ ...options, targetTokens: 100_000 });
     expect(roomy).toBeGreaterThan(200);
     expect(roomy).toBeLessThan(50_000);

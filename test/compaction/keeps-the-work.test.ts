@@ -101,14 +101,14 @@ describe('sizes derived from the budget', () => {
     expect(outcome.metadata?.['tier']).toBe('summary');
     expect(outcome.metadata?.['effective']).toBe(true);
     expect(validateTranscript(transcript)).toEqual([]);
-    // The summary takes its share of the target (raised up to three quarters of it when the
+    // The summary takes its share of the target (raised up to the whole of it when the
     // artifact trail needs the room, as summaryCapForTrail does), or what the kept part leaves
     // of it, and the result lands under the headroom line, so the next step does not compact
     // again.
     const budget = outcome.metadata?.['budget'] as CompactionBudget;
     const summary = transcript.find(isSummaryItem);
     const rest = transcript.filter((item) => item !== summary);
-    const cap = Math.max(summaryCapFor(budget), Math.floor(budget.targetTokens * 0.75));
+    const cap = Math.max(summaryCapFor(budget), budget.targetTokens);
     expect(summary && tokens.countItem(summary)).toBeLessThanOrEqual(
       Math.max(
         cap + tokens.countItem(createSummaryItem('')),

@@ -106,9 +106,10 @@ const trailRenderShare = 0.8;
 
 /**
  * The summary cap the artifact trail asks for: `baseCap` (the summary's share of the target),
- * raised to what the trail of `ledger` needs, but never above three quarters of the target, so
- * the kept tail keeps at least a quarter. On a small window this is what keeps the older errors,
- * paths and identifiers: the tail gives way to the facts it no longer holds.
+ * raised to what the trail of `ledger` needs, up to the whole target: the kept tail then holds
+ * only what every tier keeps (the latest request and the newest exchange), and verbatim older
+ * turns give way to the facts they no longer hold. On a small window this is what keeps the
+ * older errors, paths and identifiers.
  */
 export function summaryCapForTrail({
   baseCap,
@@ -124,7 +125,7 @@ export function summaryCapForTrail({
   readonly ledger: ArtifactLedger;
   readonly tokens: TokenCounter;
 }): number {
-  const ceiling = Math.floor(targetTokens * 0.75);
+  const ceiling = targetTokens;
   if (baseCap >= ceiling) return baseCap;
   const trail = renderArtifactTrail({ ledger: ledger.toJSON(), maxTokens: ceiling, tokens });
   const lines = [...trail.artifacts, ...trail.errors];
