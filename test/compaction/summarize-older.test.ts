@@ -321,6 +321,52 @@ describe('summarizeOlder', () => {
     expect(checked).toBeGreaterThan(0);
   });
 
+  it('in a single-turn run, whose goal is the kept request, fits a summary of a heading and a line under the headroom line', async () => {
+    // One request, then steps of tool calls: the summary carries no goal, only the trail.
+    const steps: Item[] = Array.from({ length: 10 }, (_, index): Item[] => [
+      {
+        kind: 'assistant',
+        id: `a${index}`,
+        toolCalls: [
+          { id: `c${index}`, name: 'bash', arguments: `{"command":"cat src/mod${index}.py"}` },
+        ],
+      },
+      {
+        kind: 'toolResult',
+        id: `r${index}`,
+        callId: `c${index}`,
+        toolName: 'bash',
+        content: `def handler_${index}(order): return order.total * ${index + 2}`,
+        isError: false,
+      },
+    ]).flat();
+    const transcript: Item[] = [
+      { kind: 'user', id: 'u1', content: 'Find why src/mod9.py rounds totals down.' },
+      ...steps,
+    ];
+    const frame = tokens.countItem(createSummaryItem(''));
+    let narrow = 0;
+    for (let targetTokens = 60; targetTokens <= 300; targetTokens += 2) {
+      const maxTokens = Math.floor(targetTokens * 1.4);
+      const headroom = maxTokens - Math.floor((maxTokens - targetTokens) / 2);
+      const result = await summarizeOlder().apply(
+        { transcript, reason: 'threshold', budget: { maxTokens, targetTokens } },
+        context(tokens, extractiveSummarizer()),
+      );
+      if (result.transcript === transcript) continue;
+      const room = headroom - tokens.count(result.transcript.slice(1)) - frame;
+      // Below 48 tokens of room: too little for a goal, enough for a heading and a line.
+      if (room < 24 || room >= 48) continue;
+      narrow += 1;
+      expect(result.transcript[1]?.id).toBe('u1');
+      expect(validateTranscript(result.transcript)).toEqual([]);
+      expect(tokens.count(result.transcript), `target ${targetTokens}`).toBeLessThanOrEqual(
+        headroom,
+      );
+    }
+    expect(narrow).toBeGreaterThan(0);
+  });
+
   it('leaves a transcript alone when everything fits in the kept tail', async () => {
     const transcript: Item[] = [
       { kind: 'user', id: 'u1', content: 'hi' },

@@ -49,9 +49,14 @@ function defaultKeepRecent(
 
 /**
  * The least a summary is cut to so that it lands below the headroom line: with only the sections
- * that hold facts sent, a heading and a line or two, as much as a shortened goal keeps.
+ * that hold facts sent, a heading and a line, or, when it carries the goal, a heading and a line
+ * or two beside as much as a shortened goal keeps. Such a summary drops most of the trail, but
+ * the trail is rendered anew from the ledger at the next compaction, so what it drops comes back
+ * once there is room; an emergency prune instead cuts the newest output the model has not read.
  */
-const leastUnderHeadroom = 48;
+function leastUnderHeadroom(carriesGoal: boolean): number {
+  return carriesGoal ? 48 : 24;
+}
 
 /**
  * The default size of the summary beside `keptTokens` of kept items: what the kept part leaves
@@ -64,6 +69,7 @@ function summaryRoom(
   summaryCap: number,
   keptTokens: number,
   tokens: TokenCounter,
+  carriesGoal: boolean,
 ): number {
   // Sizes here are of the summary's text; its item adds the preamble.
   const frame = tokens.countItem(createSummaryItem(''));
@@ -71,10 +77,10 @@ function summaryRoom(
   const room = budget.targetTokens - keptTokens - frame;
   const belowHeadroom = headroomLine(budget) - keptTokens - frame;
   if (room >= cap) return Math.max(MIN_SUMMARY_TOKENS, room);
-  // Between the least a summary can say (a heading and a line or two, `leastUnderHeadroom`) and
+  // Between the least a summary can say (`leastUnderHeadroom`) and
   // the floor, a summary that lands below the headroom line beats one at the floor that lands
   // above it and hands the step to the emergency prune.
-  return belowHeadroom >= leastUnderHeadroom && belowHeadroom < MIN_SUMMARY_TOKENS
+  return belowHeadroom >= leastUnderHeadroom(carriesGoal) && belowHeadroom < MIN_SUMMARY_TOKENS
     ? belowHeadroom
     : Math.max(MIN_SUMMARY_TOKENS, Math.min(cap, belowHeadroom));
 }
@@ -222,7 +228,8 @@ export function summarizeOlder({
       const keptTokens = tokens.count(kept);
       const replaced = tokensBefore - keptTokens;
       const fitTokens = Math.min(
-        maxSummaryTokens ?? summaryRoom(budget, summaryCap, keptTokens, tokens),
+        maxSummaryTokens ??
+          summaryRoom(budget, summaryCap, keptTokens, tokens, goal !== undefined && goal !== ''),
         Math.max(MIN_SUMMARY_TOKENS, replaced - tokens.countItem(createSummaryItem('')) - 1),
       );
       const fitted = trail.fitted({
