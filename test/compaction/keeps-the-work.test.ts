@@ -14,6 +14,7 @@ import {
   type CompactionBudget,
   createSummaryItem,
   isSummaryItem,
+  pruneLargestToolResults,
   summaryBody,
 } from 'loopkeeper/compaction';
 import { buildReplacementView, createProjection } from 'loopkeeper/log';
@@ -83,6 +84,81 @@ describe('placeholders of pruned outputs', () => {
     const content = placeholder?.kind === 'toolResult' ? placeholder.content : '';
     expect(content).toContain('src/mod0.py');
     expect(content).toContain('ValueError: bad state in src/mod0.py');
+  });
+
+  /** A booking call and its failed output, as tau-bench's airline tools report one. */
+  function failedBooking(output: string): Item[] {
+    return [
+      { kind: 'user', id: 'u', content: 'Book the flights and pay with my gift cards.' },
+      {
+        kind: 'assistant',
+        id: 'a',
+        toolCalls: [{ id: 'c', name: 'book_reservation', arguments: '{"cabin":"business"}' }],
+      },
+      {
+        kind: 'toolResult',
+        id: 'r',
+        callId: 'c',
+        toolName: 'book_reservation',
+        content: output,
+        isError: true,
+      },
+    ];
+  }
+  const paymentError =
+    'Error: Tool "book_reservation" failed: Error: payment amount does not add up, total price is 1203, but paid 833';
+  const pruneAll = (transcript: readonly Item[]) =>
+    pruneLargestToolResults({ targetTokens: 0 }).apply(
+      { transcript, reason: 'manual', budget: { maxTokens: 1_000, targetTokens: 0 } },
+      { tokens, signal: signal() },
+    );
+
+  it('quote the error lines as they read, beyond a sixth of the output', async () => {
+    // The error line is a third of the output: the sixth share alone has no room for it.
+    const output = `${paymentError}\n${'seat 12A held for passenger 1 on HAT023\n'.repeat(6)}`;
+    const items = failedBooking(output);
+    const result = await pruneAll(items);
+    const placeholder = result.transcript[2];
+    const content = placeholder?.kind === 'toolResult' ? placeholder.content : '';
+    expect(content).toMatch(/^\[Failed output of book_reservation pruned/);
+    expect(content).toContain(`"${paymentError}"`);
+    // Still worth pruning: the copy saves more than a quarter of the output.
+    expect(tokens.countItem(placeholder as Item)).toBeLessThan(
+      tokens.countItem(items[2] as Item) * 0.75,
+    );
+  });
+
+  it('leave an output that is mostly its error line whole, in every tier', async () => {
+    const items = failedBooking(paymentError);
+    const largest = await pruneAll(items);
+    expect(largest.transcript[2]).toBe(items[2]);
+    const structural = await pruneToolResults({
+      protectRecentTokens: 0,
+      minSavingsTokens: 0,
+      minOutputTokens: 0,
+    }).apply(
+      {
+        transcript: [...items, { kind: 'assistant', id: 'f', text: 'It failed.' }],
+        reason: 'manual',
+        budget: { maxTokens: 1_000, targetTokens: 0 },
+      },
+      { tokens, signal: signal() },
+    );
+    expect(structural.transcript[2]).toBe(items[2]);
+  });
+
+  it('keep at most four error lines of a large output, so pruning it still saves most', async () => {
+    const lines = Array.from(
+      { length: 200 },
+      (_, index) => `Error: seat ${index} could not be held on flight HAT${100 + index}`,
+    );
+    const items = failedBooking(lines.join('\n'));
+    const result = await pruneAll(items);
+    const placeholder = result.transcript[2] as Item;
+    const content = placeholder.kind === 'toolResult' ? placeholder.content : '';
+    expect(content).toContain(`"${lines[3]}" (+196 more)`);
+    expect(content).not.toContain(lines[4] as string);
+    expect(tokens.countItem(placeholder)).toBeLessThan(tokens.countItem(items[2] as Item) / 6);
   });
 });
 

@@ -32,6 +32,12 @@ const maxPaths = 12;
 const maxErrorLines = 4;
 const maxErrorLineLength = 200;
 const maxIdentifiers = 20;
+/**
+ * Room the error lines of a pruned output always have, beyond its share of the output's length:
+ * the capped list of them, whole. An error is what a reader can least afford to lose, and a short
+ * failed output is often nothing but its error line, more than a sixth of it.
+ */
+const ERROR_LINES_ROOM = maxErrorLines * (maxErrorLineLength + 4) + 32;
 
 /** `values` as a labelled list within `room` characters, saying how many did not fit. */
 function listed(label: string, values: readonly string[], limit: number, room: number): string {
@@ -51,12 +57,16 @@ function listed(label: string, values: readonly string[], limit: number, room: n
  * The facts a reader of a pruned output needs to go on without re-running the tool: the paths
  * and URLs it named, its error lines and the identifiers in it, each list capped (unless
  * `uncapped`: then only the room limits them), all of it within `maxCharacters` (default a sixth
- * of the output's length, so pruning always saves most of it).
+ * of the output's length, so pruning always saves most of it). The error lines, listed first,
+ * may take up to `errorCharacters` when that is more than `maxCharacters`; what they take counts
+ * against the room of the others. Each error line is quoted as it reads, so it can be found
+ * verbatim.
  */
 export function toolOutputFacts(
   content: string,
   maxCharacters = content.length / 6,
   uncapped = false,
+  errorCharacters = 0,
 ): string {
   const errors = content
     .split('\n')
@@ -67,9 +77,16 @@ export function toolOutputFacts(
     );
   const paths = [...new Set([...findUrls(content), ...findFilePaths(content)])];
   let room = Math.floor(maxCharacters);
-  const parts: string[] = [];
+  const errorList = [...new Set(errors)].map((line) => `"${line}"`);
+  const errorPart = listed(
+    'Errors',
+    errorList,
+    uncapped ? errorList.length : maxErrorLines,
+    Math.max(room, Math.floor(errorCharacters)),
+  );
+  room = Math.max(0, room - errorPart.length);
+  const parts = [errorPart];
   for (const [label, values, limit] of [
-    ['Errors', [...new Set(errors)].map((line) => JSON.stringify(line)), maxErrorLines],
     ['Paths', paths, maxPaths],
     ['Identifiers', findIdentifiers(content), maxIdentifiers],
   ] as const) {
@@ -82,8 +99,8 @@ export function toolOutputFacts(
 
 /**
  * The placeholder `pruneToolResults` writes in place of a pruned tool output by default: the
- * tool's name, how large the output was, a few facts it held (paths, identifiers, URLs), and that
- * the tool can be re-run.
+ * tool's name, how large the output was, a few facts it held (its error lines, quoted whole,
+ * its paths, URLs and identifiers), and that the tool can be re-run.
  *
  * @example
  * ```ts
@@ -104,7 +121,9 @@ export function defaultToolOutputPlaceholder({
   isError,
   content,
 }: PrunedToolOutput) {
-  return `[${isError ? 'Failed output' : 'Output'} of ${toolName} pruned: ${tokens} tokens, ${characters} characters.${toolOutputFacts(content)} Re-run the tool to see all of it.]`;
+  // The error lines have room of their own (ERROR_LINES_ROOM), so an output that is mostly its
+  // error lines gets a placeholder about its own size, which saves little or nothing.
+  return `[${isError ? 'Failed output' : 'Output'} of ${toolName} pruned: ${tokens} tokens, ${characters} characters.${toolOutputFacts(content, content.length / 6, false, ERROR_LINES_ROOM)} Re-run the tool to see all of it.]`;
 }
 
 /**
