@@ -320,6 +320,20 @@ describe('pruneToolResults', () => {
     expect(twice.transcript).toBe(once.transcript);
   });
 
+  it('leaves an output whole when its placeholder would save less than a quarter of it', async () => {
+    const keeping = (share: number) =>
+      pruneToolResults({
+        protectRecentTokens: 100,
+        minSavingsTokens: 0,
+        placeholder: ({ content }) => content.slice(0, Math.floor(content.length * share)),
+      });
+    const nearlyAll = await run(keeping(0.85), transcript);
+    expect(nearlyAll.transcript[2]).toBe(transcript[2]);
+    const half = await run(keeping(0.5), transcript);
+    const first = big('first');
+    expect(half.transcript[2]).toMatchObject({ content: first.slice(0, first.length / 2) });
+  });
+
   it('refuses negative options with a ConfigError', () => {
     expect(() => pruneToolResults({ protectRecentTokens: -1 })).toThrow(ConfigError);
     expect(() => pruneToolResults({ minSavingsTokens: Number.NaN })).toThrow(ConfigError);

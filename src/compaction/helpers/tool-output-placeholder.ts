@@ -122,7 +122,7 @@ export function defaultToolOutputPlaceholder({
   content,
 }: PrunedToolOutput) {
   // The error lines have room of their own (ERROR_LINES_ROOM), so an output that is mostly its
-  // error lines gets a placeholder about its own size, which saves little or nothing.
+  // error lines gets a placeholder about its own size, and `pruneToolOutput` leaves it whole.
   return `[${isError ? 'Failed output' : 'Output'} of ${toolName} pruned: ${tokens} tokens, ${characters} characters.${toolOutputFacts(content, content.length / 6, false, ERROR_LINES_ROOM)} Re-run the tool to see all of it.]`;
 }
 
@@ -187,8 +187,15 @@ function prunedCopy(
 }
 
 /**
+ * The least share of an output's tokens its pruned copy must save. Pruning trades the output for
+ * room; a placeholder nearly as large as the output (the default one of an output that is mostly
+ * its error lines, which the placeholder quotes whole) is not worth that trade.
+ */
+const MIN_SAVED_SHARE = 0.25;
+
+/**
  * The pruned copy of a result and the tokens it saves, or undefined when it is already pruned
- * or the placeholder would not be smaller than the output.
+ * or the placeholder would save less than a quarter of the output.
  */
 export function pruneToolOutput(
   item: ToolResultItem,
@@ -201,7 +208,7 @@ export function pruneToolOutput(
   const size = tokens.countItem(item);
   const pruned = prunedCopy(item, placeholder, size);
   const saved = size - tokens.countItem(pruned);
-  return saved > 0 ? { item: pruned, saved } : undefined;
+  return saved > 0 && saved >= size * MIN_SAVED_SHARE ? { item: pruned, saved } : undefined;
 }
 
 /**
