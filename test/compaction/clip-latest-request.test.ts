@@ -89,6 +89,33 @@ describe('clipLatestRequest', () => {
     expect(cut).toBeGreaterThanOrEqual(request.length - text(twice).length);
   });
 
+  it('on a tight budget keeps the opening to its floor even when a line ends early in it', () => {
+    // Short opening lines: a cut at the last line end before the head's length would keep
+    // little more than half of the opening.
+    const opening = [
+      'We are solving an issue in our repository.',
+      'ISSUE:',
+      'TimeDelta serialization precision',
+      'Hi there!',
+      'The field rounds 345 milliseconds down to 344 in src/marshmallow/fields.py (MM-1867).',
+    ].join('\n');
+    const long = [
+      opening,
+      ...Array.from({ length: 120 }, (_, index) => `Tip ${index}: one call.`),
+    ].join('\n');
+    const transcript: Item[] = [{ kind: 'user', id: 'u', content: long }];
+    for (const maxTokens of [110, 130, 160]) {
+      const output = clipLatestRequest(transcript, tokens, maxTokens);
+      const clipped = output[0];
+      if (clipped?.kind !== 'user' || typeof clipped.content !== 'string') {
+        throw new Error('expected the clipped request');
+      }
+      expect(tokens.count(output)).toBeLessThanOrEqual(maxTokens);
+      // The first 160 characters of the request are still there verbatim.
+      expect(clipped.content.startsWith(long.slice(0, 160)), `budget ${maxTokens}`).toBe(true);
+    }
+  });
+
   it('leaves a transcript that fits, or one whose request would have to go below its floor', () => {
     const transcript = singleTurn(1);
     expect(clipLatestRequest(transcript, tokens, tokens.count(transcript))).toBe(transcript);

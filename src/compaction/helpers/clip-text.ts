@@ -7,10 +7,13 @@ import { toolOutputFacts } from './tool-output-placeholder.js';
 /** Ids of clipped copies start with this, so a clipped output is never clipped again. */
 export const CLIPPED_ID_PREFIX = 'clipped';
 
-/** Cut `text` at a line end at or before `at` when one is near; else at `at`. */
-function headUntil(text: string, at: number): string {
+/**
+ * Cut `text` at a line end at or before `at` when one is near (past half of `at` and past
+ * `floor`, the fewest characters the head must keep); else at `at`.
+ */
+function headUntil(text: string, at: number, floor = 0): string {
   const newline = text.lastIndexOf('\n', at);
-  return newline > at / 2 ? text.slice(0, newline) : sliceText(text, 0, at);
+  return newline > Math.max(at / 2, floor) ? text.slice(0, newline) : sliceText(text, 0, at);
 }
 
 /** Cut `text` at a line start at or after `length - keep` when one is near; else there. */
@@ -52,7 +55,7 @@ export function clipText(
   const keep = Math.max(0, Math.floor(characters));
   // The head's floor gives way on a clip too small for it (at most 90% of what is kept).
   const headFloor = Math.min(shares.minHead ?? 0, Math.floor(keep * 0.9));
-  const head = headUntil(content, Math.max(headFloor, Math.floor(keep * shares.head)));
+  const head = headUntil(content, Math.max(headFloor, Math.floor(keep * shares.head)), headFloor);
   const tail = tailFrom(content, Math.floor(keep * shares.tail));
   const middle = content.slice(head.length, content.length - tail.length);
   const lines = middle.split('\n').length - 1;
