@@ -18,6 +18,7 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { extractiveSummarizer } from '../src/compaction/summarizers/extractive.js';
 import { openAISummarizer } from '../src/compaction/summarizers/openai.js';
+import { createSummaryItem } from '../src/compaction/summary.js';
 import { DEFAULT_TOOL_OUTPUT_SHARE } from '../src/compaction/tool-output-limit.js';
 import { CONTEXT_WINDOW_DEFAULTS } from '../src/compaction/triggers/context-window-trigger.js';
 import type { CompactionBackend } from '../src/compaction/types.js';
@@ -91,13 +92,20 @@ function sum(
 
 function table(reports: readonly CompactionQualityReport[]): string {
   const header =
-    '| transcript | line (share) | turns completed | requests | compactions (summary) | emergency prunes | reduction | goal kept | paths | error lines | identifiers | dropped facts need / room | invalid requests |';
+    '| transcript | line (share) | turns completed | requests | compactions (summary) | emergency prunes (forced) | reduction | goal kept | paths | error lines | identifiers | dropped facts need / room / room after the floor | invalid requests |';
   const rule = `|${' --- |'.repeat(13)}`;
   const rows = reports.map((report) => {
     const lineShare = report.line / report.transcriptTokens;
-    return `| ${report.name} | ${report.line} (${percent(lineShare)}) | ${report.turnsCompleted}/${report.turns} | ${report.requests} | ${report.compactions} (${report.summaries}) | ${report.emergencyPrunes} | ${percent(report.reduction)} | ${report.goalKept ? 'yes' : 'no'} | ${share(report.paths)} | ${share(report.errorLines)} | ${share(report.identifiers)} | ${report.droppedFactTokens} / ${room(report)} | ${report.invalidRequests} |`;
+    return `| ${report.name} | ${report.line} (${percent(lineShare)}) | ${report.turnsCompleted}/${report.turns} | ${report.requests} | ${report.compactions} (${report.summaries}) | ${prunes(report)} | ${percent(report.reduction)} | ${report.goalKept ? 'yes' : 'no'} | ${share(report.paths)} | ${share(report.errorLines)} | ${share(report.identifiers)} | ${report.droppedFactTokens} / ${room(report)} / ${report.roomAfterFloorTokens} | ${report.invalidRequests} |`;
   });
   return [header, rule, ...rows].join('\n');
+}
+
+/** Emergency prunes, with how many of them no compaction could have spared: "8 (6 forced)". */
+function prunes(report: CompactionQualityReport): string {
+  return report.emergencyPrunes === 0
+    ? '0'
+    : `${report.emergencyPrunes} (${report.forcedEmergencyPrunes} forced)`;
 }
 
 /** Tokens items have under the line once the instructions and tool schemas are counted. */
@@ -105,11 +113,27 @@ function room(report: CompactionQualityReport): number {
   return report.line - report.overheadTokens;
 }
 
-/** Said of a recall miss whose dropped facts alone would not fit under the line. */
+/**
+ * Said of a recall miss: whether the dropped facts fit the room the final request leaves after
+ * its floor (latest request, newest exchange, summary frame, the goal's line). Beyond it, no
+ * compaction keeps them all.
+ */
 function beyondRoom(report: CompactionQualityReport): string {
-  return report.droppedFactTokens > room(report)
-    ? `; the facts alone need ${report.droppedFactTokens} of ${room(report)} tokens of room`
-    : '';
+  const need = report.droppedFactTokens;
+  const left = report.roomAfterFloorTokens;
+  return need > left
+    ? `; beyond the room: the dropped facts need ${need} tokens, ${left} are left after the floor`
+    : `; within the room: the dropped facts need ${need} of the ${left} tokens left after the floor`;
+}
+
+/** Said of an emergency-prune miss: how many were forced, and the share without them. */
+function forcedPrunes(report: CompactionQualityReport): string {
+  const { emergencyPrunes, forcedEmergencyPrunes: forced, compactions } = report;
+  const share = `${emergencyPrunes} of ${compactions}`;
+  if (forced === 0) return `${share}; none forced`;
+  const unforced = emergencyPrunes - forced;
+  const rest = unforced * 4 <= compactions ? 'within a quarter' : 'still over a quarter';
+  return `${share}; ${forced} forced by a floor above the headroom line, without them ${unforced} of ${compactions}, ${rest}`;
 }
 
 /** A replay's name and line, for the list of replays that miss a bar. */
@@ -161,11 +185,7 @@ function verdict(reports: readonly CompactionQualityReport[]): string {
     (report) => idsShare(report) < 0.9,
     (report) => `${share(report.identifiers)}${beyondRoom(report)}`,
   );
-  const prunesMissed = missedBy(
-    reports,
-    (report) => pruneShare(report) > 0.25,
-    (report) => `${report.emergencyPrunes} of ${report.compactions}`,
-  );
+  const prunesMissed = missedBy(reports, (report) => pruneShare(report) > 0.25, forcedPrunes);
   const goalMissed = missedBy(
     reports,
     (report) => !report.goalKept,
@@ -205,6 +225,7 @@ const aiSdkDriver: {
   : null;
 const measure = aiSdkDriver?.measureAiSdkCompactionQuality ?? measureCompactionQuality;
 const tokens = await createTokenCounter();
+const emptySummaryTokens = tokens.countItem(createSummaryItem(''));
 const fixtures = [...loadTranscriptFixtures(), ...loadDerivedTranscripts()];
 const started = performance.now();
 const sections: string[] = [];
@@ -283,11 +304,28 @@ them deterministically from the bundled ones:
   compaction.
 - Columns: \`reduction\` is 1 − tokens of the last request ÷ tokens of everything logged;
   paths, error lines and identifiers are "still visible / dropped"; \`–\` means the dropped part
-  had none. "Dropped facts need / room" sizes the task: the tokens it takes to write every
-  dropped fact once, as the harness checks it (its first 160 characters, one per line, nothing
-  else), against the line less the instructions and tool schemas every request carries. Where
-  the first is larger, no compaction can keep them all visible, whatever it writes (the latest
-  request and the newest exchange need room too, so the true limit is lower still).
+  had none. "Dropped facts need / room / room after the floor" sizes the task: the tokens it
+  takes to write every dropped fact once, as the harness checks it (its first 160 characters,
+  one per line, nothing else); the line less the instructions and tool schemas every request
+  carries; and that room less the final request's floor (below) and, when its latest request
+  does not show the goal, the goal's line (its first 160 characters; a fact it shows is counted
+  once). Where the need is larger than the room after the floor, no compaction can keep every
+  dropped fact visible beside what every request must hold, whatever it writes (a summary's
+  headings are not counted, so the true room is smaller still).
+- The floor is what every tier keeps, counted as the budget counts a transcript (items only,
+  since the budget's line is the trigger line less the instructions and tool schemas): the
+  latest user request as the structural tier leaves it (\`clipOversizedRequest\` cuts one
+  larger than the target to half the target), the newest exchange (the last assistant item and
+  its tool results, when they come after that request; only the emergency prune may prune
+  them) and, when anything else is in the transcript, a summary item holding no fact yet
+  (${emptySummaryTokens} tokens). For the final request, its latest request and newest
+  exchange are taken as sent.
+- "Emergency prunes (forced)": a compaction counts as effective only at or under its headroom
+  line (half-way between the budget's target and its line); an ineffective one goes on to the
+  emergency prune. Forced counts the prunes after a compaction step whose floor, taken from
+  the step's transcript and budget, was already above that headroom line, so no compaction
+  could have been effective there. The harness wraps the compactor's \`compact\` to see each
+  step's transcript and budget; the real compactor does the work.
 
 ## The bar
 
@@ -333,14 +371,20 @@ and every tier keeps the latest request and the newest exchange beside the summa
 item costs 42 tokens as sent before it holds any fact (the chat rendering's lead line 24, the
 preamble 10, the fence and the message 8); its sections with nothing in them are not sent.
 
-- Emergency prunes (\`swe-agent_marshmallow-1867_function-calling\` 4 of 9,
-  \`tau-bench_airline_gpt-4o_rec109_task09\` 8 of 14). These are steps where, after the
-  summary tier, only the summary, the latest request and the newest exchange are left and they
-  still land above the headroom line: in rec109 the newest exchange alone (answers of 219 to
-  271 tokens) is near or above its 266-token headroom line, and in the marshmallow run the first
-  comes before any summary exists (the latest turn alone is above its 350-token line). The
+- Emergency prunes (\`swe-agent_marshmallow-1867_function-calling\` 4 of 9, none forced;
+  \`tau-bench_airline_gpt-4o_rec109_task09\` 8 of 14, 6 forced). In rec109 six steps have a
+  floor of 310 to 362 tokens above their 266-token headroom line (the newest exchange alone,
+  answers of 219 to 271 tokens, with the request and the empty summary item): no compaction can
+  be effective there, and the other 2 of 14 are within a quarter. The marshmallow run's four are
+  not forced: their floors, 304 to 343 tokens, leave 7 to 46 tokens under the 350-token
+  headroom line for the summary's facts, and the results land 3 to 63 tokens above it. The
   emergency prune then prunes the newest tool output, which only it may do; the run goes on
   within the window each time.
+- Against the room the final request leaves after its floor (the table's last figure), rec109
+  (its dropped facts need 45 tokens, 15 are left) and \`derived_errors-across-edits\` (473,
+  258 left) are beyond it: no compaction can keep all their dropped facts visible. rec003 (173
+  of 317) and \`derived_demonstration-then-task\` (453 of 577) are within it: their misses are
+  what the summary chose to keep, not the room.
 - Error lines: \`derived_errors-across-edits\` keeps 5 of 26 (its 26 distinct error lines are
   about 416 tokens as bare lines; the final summary is 137 tokens of text beside the 168-token
   cut task and the newest exchange, under a 757-token line), rec003 2 of 3 (the lost one is a

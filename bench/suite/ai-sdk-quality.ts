@@ -19,9 +19,9 @@ import {
   type FactRecall,
   QUALITY_INSTRUCTIONS,
 } from '../../src/testing/quality/measure-compaction-quality.js';
+import { observeFloors, roomAfterFloor } from '../../src/testing/quality/request-floor.js';
 import { windowForLine } from '../../src/testing/quality/window-for-line.js';
 import {
-  factTokens,
   isVisible,
   visibleText,
   type WorkFacts,
@@ -141,19 +141,27 @@ export async function measureAiSdkCompactionQuality({
   let compactions = 0;
   let summaries = 0;
   let emergencyPrunes = 0;
+  let forcedEmergencyPrunes = 0;
   const store = new MemorySessionStore();
-  const prepareStep = compactionPrepareStep({
-    compactor: createCompactor({
+  const floors = observeFloors(
+    createCompactor({
       trigger: contextWindowTrigger({ window: windowForLine(line), outputReserve: 0 }),
       ...(backend === undefined ? {} : { backend }),
     }),
+  );
+  const prepareStep = compactionPrepareStep({
+    compactor: floors.compactor,
     tokens,
     store,
     sessionId: name,
     onCompaction: (record) => {
       compactions += 1;
       if (record.tier === 'summary') summaries += 1;
-      if (record.tier === 'emergency') emergencyPrunes += 1;
+      if (record.tier === 'emergency') {
+        emergencyPrunes += 1;
+        // The prune follows the compaction step the observer saw last, in the same climb.
+        if (floors.latestStep()?.forced === true) forcedEmergencyPrunes += 1;
+      }
     },
   });
   const requests: (readonly Item[])[] = [];
@@ -208,6 +216,21 @@ export async function measureAiSdkCompactionQuality({
   for (const event of events) if (event.type === 'items-appended') logged.push(...event.items);
   const dropped = logged.filter((item) => !finalIds.has(item.id));
   const facts = factsOnlyIn(workFactsOf(dropped), workFactsOf(finalItems));
+  // What every request carries before its messages: the instructions and the tools as the
+  // model is given them (name, description, parameters).
+  const overheadTokens =
+    tokens.countText(QUALITY_INSTRUCTIONS) +
+    (toolNames.length === 0
+      ? 0
+      : tokens.countText(
+          JSON.stringify(
+            toolNames.map((toolName) => ({
+              name: toolName,
+              description: `Replays the recorded ${toolName}`,
+              parameters: { type: 'object', additionalProperties: true },
+            })),
+          ),
+        ));
   return {
     name,
     line,
@@ -219,6 +242,7 @@ export async function measureAiSdkCompactionQuality({
     compactions,
     summaries,
     emergencyPrunes,
+    forcedEmergencyPrunes,
     maxRequestTokens,
     reduction: logged.length === 0 ? 0 : 1 - tokens.count(finalItems) / tokens.count(logged),
     goalKept,
@@ -226,22 +250,8 @@ export async function measureAiSdkCompactionQuality({
     errorLines: recall(facts.errorLines, visible),
     identifiers: recall(facts.identifiers, visible),
     invalidRequests,
-    // What every request carries before its messages: the instructions and the tools as the
-    // model is given them (name, description, parameters).
-    overheadTokens:
-      tokens.countText(QUALITY_INSTRUCTIONS) +
-      (toolNames.length === 0
-        ? 0
-        : tokens.countText(
-            JSON.stringify(
-              toolNames.map((toolName) => ({
-                name: toolName,
-                description: `Replays the recorded ${toolName}`,
-                parameters: { type: 'object', additionalProperties: true },
-              })),
-            ),
-          )),
-    droppedFactTokens: factTokens(facts, tokens),
+    overheadTokens,
+    ...roomAfterFloor({ finalItems, dropped, facts, goalText, line, overheadTokens, tokens }),
     finalSummary: finalItems.find(isSummaryItem)?.text,
   };
 }

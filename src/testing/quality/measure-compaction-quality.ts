@@ -8,8 +8,9 @@ import type { TokenCounter } from '../../tokens/types.js';
 import type { Item } from '../../transcript/types.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
 import { QUALITY_INSTRUCTIONS, replayRecording } from './replay-recording.js';
+import { observeFloors, roomAfterFloor } from './request-floor.js';
 import { windowForLine } from './window-for-line.js';
-import { factTokens, isVisible, visibleText, type WorkFacts, workFactsOf } from './work-facts.js';
+import { isVisible, visibleText, type WorkFacts, workFactsOf } from './work-facts.js';
 
 export { QUALITY_INSTRUCTIONS } from './replay-recording.js';
 
@@ -23,7 +24,10 @@ export interface CompactionQualityOptions {
   readonly tokens: TokenCounter;
   /** The summary backend under test; without one the compactor never summarizes. */
   readonly backend?: CompactionBackend;
-  /** Builds the compactor from the trigger; default `createCompactor({trigger, backend})`. */
+  /**
+   * Builds the compactor from the trigger; default `createCompactor({trigger, backend})`. The
+   * harness observes its `compact` (each step's transcript and budget) and changes nothing.
+   */
   readonly compactor?: (trigger: CompactionTrigger) => Compactor;
   /** The replay's system prompt. */
   readonly instructions?: string;
@@ -52,6 +56,15 @@ export interface CompactionQualityReport {
   readonly compactions: number;
   readonly summaries: number;
   readonly emergencyPrunes: number;
+  /**
+   * Emergency prunes after a compaction step whose floor was above its headroom line, so no
+   * compaction could have been effective there and the prune was forced. The floor is what every
+   * tier keeps, counted as the budget counts (items only): the latest request as the
+   * structural tier leaves it (cut to half the target when larger than the target), the newest
+   * exchange (the last assistant item and its tool results after that request) and, when
+   * anything else is in the transcript, the summary item before it holds any fact.
+   */
+  readonly forcedEmergencyPrunes: number;
   /** Largest request the model received, in our token count. */
   readonly maxRequestTokens: number;
   /** 1 − (tokens of the last request ÷ tokens of everything the session logged). */
@@ -74,6 +87,22 @@ export interface CompactionQualityReport {
    * compaction can keep them all visible, whatever it writes.
    */
   readonly droppedFactTokens: number;
+  /**
+   * Tokens of the final request's floor (items only): its latest request and newest exchange
+   * as sent, and, when anything was dropped, the summary item before it holds any fact.
+   */
+  readonly floorTokens: number;
+  /**
+   * Tokens the goal's line (its first 160 characters) adds to the dropped facts written one per
+   * line, the facts it shows itself written once; 0 when the latest request shows the goal.
+   */
+  readonly goalTokens: number;
+  /**
+   * `line - overheadTokens - floorTokens - goalTokens`: the room the final request leaves for
+   * the dropped facts. When `droppedFactTokens` is larger, no compaction can keep them all
+   * visible beside what every request must hold.
+   */
+  readonly roomAfterFloorTokens: number;
   /** The compaction summary in the last request, to read what the model was left with. */
   readonly finalSummary: string | undefined;
 }
@@ -105,7 +134,9 @@ function factsOnlyIn(dropped: WorkFacts, kept: WorkFacts): WorkFacts {
  * trigger line is `line`, and measures what the work kept: compactions by tier, emergency
  * prunes, whether every turn completed, and which goal, paths, error lines and identifiers
  * of the items no longer in the final request the model can still see. Every request is
- * checked for protocol validity.
+ * checked for protocol validity. Beside them it measures what no compaction could change: the
+ * emergency prunes that were forced (a step's floor, what every tier keeps, above its headroom
+ * line) and the room the final request leaves for the dropped facts after its floor.
  *
  * @example
  * ```ts
@@ -134,23 +165,30 @@ export async function measureCompactionQuality({
 }: CompactionQualityOptions): Promise<CompactionQualityReport> {
   // The line is exact: no reserve, and the window the default percent puts the line at.
   const trigger = contextWindowTrigger({ window: windowForLine(line), outputReserve: 0 });
-  const compactor =
+  // Only observed: the compactor under test does the work, its floor is measured beside it.
+  const floors = observeFloors(
     buildCompactor?.(trigger) ??
-    createCompactor(backend === undefined ? { trigger } : { trigger, backend });
+      createCompactor(backend === undefined ? { trigger } : { trigger, backend }),
+  );
+  let forcedEmergencyPrunes = 0;
   let compactions = 0;
   let summaries = 0;
   let emergencyPrunes = 0;
   const { recorded, requests, turns, loop } = await replayRecording({
     messages,
     tokens,
-    compactor,
+    compactor: floors.compactor,
     instructions,
     onTelemetry: (event) => {
       if (event.type === 'CompactionFinished') {
         compactions += 1;
         if (event.tier === 'summary') summaries += 1;
       }
-      if (event.type === 'EmergencyPruneApplied') emergencyPrunes += 1;
+      if (event.type === 'EmergencyPruneApplied') {
+        emergencyPrunes += 1;
+        // The prune follows the compaction step the observer saw last.
+        if (floors.latestStep()?.forced === true) forcedEmergencyPrunes += 1;
+      }
       onTelemetry?.(event);
     },
   });
@@ -191,6 +229,11 @@ export async function measureCompactionQuality({
   }
   const dropped = logged.filter((item) => !finalIds.has(item.id));
   const facts = factsOnlyIn(workFactsOf(dropped), workFactsOf(finalItems));
+  const overheadTokens =
+    last === undefined
+      ? 0
+      : tokens.countText(last.instructions ?? '') +
+        (last.tools.length === 0 ? 0 : tokens.countText(JSON.stringify(last.tools)));
   return {
     name,
     line,
@@ -202,6 +245,7 @@ export async function measureCompactionQuality({
     compactions,
     summaries,
     emergencyPrunes,
+    forcedEmergencyPrunes,
     maxRequestTokens,
     reduction: logged.length === 0 ? 0 : 1 - tokens.count(finalItems) / tokens.count(logged),
     goalKept,
@@ -209,12 +253,8 @@ export async function measureCompactionQuality({
     errorLines: recall(facts.errorLines, visible),
     identifiers: recall(facts.identifiers, visible),
     invalidRequests,
-    overheadTokens:
-      last === undefined
-        ? 0
-        : tokens.countText(last.instructions ?? '') +
-          (last.tools.length === 0 ? 0 : tokens.countText(JSON.stringify(last.tools))),
-    droppedFactTokens: factTokens(facts, tokens),
+    overheadTokens,
+    ...roomAfterFloor({ finalItems, dropped, facts, goalText, line, overheadTokens, tokens }),
     finalSummary: finalItems.find(isSummaryItem)?.text,
   };
 }

@@ -137,10 +137,13 @@ export function workFactsOf(items: readonly Item[]): WorkFacts {
  * one per line, nothing else): the least room any text showing them all needs.
  */
 export function factTokens(facts: WorkFacts, tokens: TokenCounter): number {
-  return tokens.countText(
-    [...facts.paths, ...facts.errorLines, ...facts.identifiers]
-      .map((fact) => flatten(fact).slice(0, 160))
-      .join('\n'),
+  return tokens.countText(factLines(facts).join('\n'));
+}
+
+/** Every fact as `isVisible` checks it: its first 160 characters, whitespace-flattened. */
+export function factLines(facts: WorkFacts): string[] {
+  return [...facts.paths, ...facts.errorLines, ...facts.identifiers].map((fact) =>
+    flatten(fact).slice(0, 160),
   );
 }
 
