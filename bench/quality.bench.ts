@@ -92,11 +92,11 @@ function sum(
 
 function table(reports: readonly CompactionQualityReport[]): string {
   const header =
-    '| transcript | line (share) | turns completed | requests | compactions (summary) | emergency prunes (forced) | reduction | goal kept | paths | error lines | identifiers | dropped facts need / room / room after the floor | invalid requests |';
+    '| transcript | line (share) | turns completed | requests | compactions (summary) | emergency prunes (forced) | reduction | goal kept | paths | error lines | identifiers | dropped facts need / room / after the floor / under headroom | invalid requests |';
   const rule = `|${' --- |'.repeat(13)}`;
   const rows = reports.map((report) => {
     const lineShare = report.line / report.transcriptTokens;
-    return `| ${report.name} | ${report.line} (${percent(lineShare)}) | ${report.turnsCompleted}/${report.turns} | ${report.requests} | ${report.compactions} (${report.summaries}) | ${prunes(report)} | ${percent(report.reduction)} | ${report.goalKept ? 'yes' : 'no'} | ${share(report.paths)} | ${share(report.errorLines)} | ${share(report.identifiers)} | ${report.droppedFactTokens} / ${room(report)} / ${report.roomAfterFloorTokens} | ${report.invalidRequests} |`;
+    return `| ${report.name} | ${report.line} (${percent(lineShare)}) | ${report.turnsCompleted}/${report.turns} | ${report.requests} | ${report.compactions} (${report.summaries}) | ${prunes(report)} | ${percent(report.reduction)} | ${report.goalKept ? 'yes' : 'no'} | ${share(report.paths)} | ${share(report.errorLines)} | ${share(report.identifiers)} | ${report.droppedFactTokens} / ${room(report)} / ${report.roomAfterFloorTokens} / ${report.roomUnderHeadroomTokens ?? '–'} | ${report.invalidRequests} |`;
   });
   return [header, rule, ...rows].join('\n');
 }
@@ -115,15 +115,21 @@ function room(report: CompactionQualityReport): number {
 
 /**
  * Said of a recall miss: whether the dropped facts fit the room the final request leaves after
- * its floor (latest request, newest exchange, summary frame, the goal's line). Beyond it, no
- * compaction keeps them all.
+ * its floor (latest request, newest exchange, summary frame, the goal's line); beyond it, no
+ * compaction keeps them all. Within it, whether they fit under the last compaction's headroom
+ * line after that step's floor; beyond that, keeping them all means an ineffective compaction
+ * and an emergency prune.
  */
 function beyondRoom(report: CompactionQualityReport): string {
   const need = report.droppedFactTokens;
   const left = report.roomAfterFloorTokens;
-  return need > left
-    ? `; beyond the room: the dropped facts need ${need} tokens, ${left} are left after the floor`
-    : `; within the room: the dropped facts need ${need} of the ${left} tokens left after the floor`;
+  if (need > left) {
+    return `; beyond the room: the dropped facts need ${need} tokens, ${left} are left after the floor`;
+  }
+  const underHeadroom = report.roomUnderHeadroomTokens;
+  return underHeadroom !== undefined && need > underHeadroom
+    ? `; beyond the room under the headroom line: the dropped facts need ${need} tokens, an effective last compaction had ${underHeadroom} tokens for them after its floor`
+    : `; within the room: the dropped facts need ${need} of the ${Math.min(left, underHeadroom ?? left)} tokens left after the floor`;
 }
 
 /** Said of an emergency-prune miss: how many were forced, and the share without them. */
@@ -304,14 +310,18 @@ them deterministically from the bundled ones:
   compaction.
 - Columns: \`reduction\` is 1 − tokens of the last request ÷ tokens of everything logged;
   paths, error lines and identifiers are "still visible / dropped"; \`–\` means the dropped part
-  had none. "Dropped facts need / room / room after the floor" sizes the task: the tokens it
+  had none. "Dropped facts need / room / after the floor / under headroom" sizes the task: the tokens it
   takes to write every dropped fact once, as the harness checks it (its first 160 characters,
   one per line, nothing else); the line less the instructions and tool schemas every request
   carries; and that room less the final request's floor (below) and, when its latest request
   does not show the goal, the goal's line (its first 160 characters; a fact it shows is counted
   once). Where the need is larger than the room after the floor, no compaction can keep every
   dropped fact visible beside what every request must hold, whatever it writes (a summary's
-  headings are not counted, so the true room is smaller still).
+  headings are not counted, so the true room is smaller still). The last figure is the room the
+  last compaction step had if it was to be effective: its headroom line less its floor (and the
+  goal's line when its latest request does not show the goal). The dropped facts stay visible
+  only through what that step kept, so where the need is larger, keeping them all makes that
+  compaction ineffective and hands the step to the emergency prune.
 - The floor is what every tier keeps, counted as the budget counts a transcript (items only,
   since the budget's line is the trigger line less the instructions and tool schemas): the
   latest user request as the structural tier leaves it (\`clipOversizedRequest\` cuts one
@@ -371,39 +381,39 @@ and every tier keeps the latest request and the newest exchange beside the summa
 item costs 42 tokens as sent before it holds any fact (the chat rendering's lead line 24, the
 preamble 10, the fence and the message 8); its sections with nothing in them are not sent.
 
-- Emergency prunes (\`swe-agent_marshmallow-1867_function-calling\` 4 of 9, none forced;
-  \`tau-bench_airline_gpt-4o_rec109_task09\` 8 of 14, 6 forced). In rec109 six steps have a
-  floor of 310 to 362 tokens above their 266-token headroom line (the newest exchange alone,
-  answers of 219 to 271 tokens, with the request and the empty summary item): no compaction can
-  be effective there, and the other 2 of 14 are within a quarter. The marshmallow run's four are
-  not forced: their floors, 304 to 343 tokens, leave 7 to 46 tokens under the 350-token
-  headroom line for the summary's facts, and the results land 3 to 63 tokens above it. The
-  emergency prune then prunes the newest tool output, which only it may do; the run goes on
-  within the window each time.
-- Against the room the final request leaves after its floor (the table's last figure), rec109
-  (its dropped facts need 45 tokens, 15 are left) and \`derived_errors-across-edits\` (473,
-  258 left) are beyond it: no compaction can keep all their dropped facts visible. rec003 (173
-  of 317) and \`derived_demonstration-then-task\` (453 of 577) are within it: their misses are
-  what the summary chose to keep, not the room.
-- Error lines: \`derived_errors-across-edits\` keeps 5 of 26 (its 26 distinct error lines are
-  about 416 tokens as bare lines; the final summary is 137 tokens of text beside the 168-token
-  cut task and the newest exchange, under a 757-token line), rec003 2 of 3 (the lost one is a
-  failed \`update_reservation_flights\` output; no later call fixed the three errors, so each
-  takes a line of its own of about 27 tokens in a 186-token summary), rec109 0 of 1 (the
-  summary leaves the run's one error line out while the failed \`book_reservation\` output that
-  shows it is kept; the emergency prune then replaces that 34-token output with a placeholder
-  too short for the 72-character line: the emergency prune's output pruning, not the summary).
-- Identifiers: rec003 keeps 12 of 20 (the user id, five reservation ids and two gift cards are
-  lost: about 50 tokens as one line, beside a summary that already holds the goal, 11 ids and
-  two error lines), rec109 3 of 4 (reservation \`K1NW8N\` lost; the final summary is 86
-  tokens of text).
-- Paths: \`derived_demonstration-then-task\` keeps 10 of 19 (the lost ones are the
-  demonstration's URLs and paths, mentioned only in the first request, which the trail ranks
-  below the 63 identifiers the agent passed to tools; all the dropped facts need 457 tokens
-  against a final summary of 353 tokens of text), \`derived_errors-across-edits\` 3 of 6 (a
-  URL, \`setup.py\` and \`./src/marshmallow\`, outranked by the unfixed error lines).
+Every miss below is beyond a room the table measures: no compaction that keeps the latest
+request and the newest exchange, and lands under its headroom line, can meet it.
 
-What changed for the 8% line (issue 29, "small summaries", 7 December 2026): a summary as sent
+- Emergency prunes: \`tau-bench_airline_gpt-4o_rec109_task09\` 8 of 14, 6 forced. Six steps
+  have a floor of 310 to 362 tokens above their 266-token headroom line (the newest exchange
+  alone holds answers of 219 to 271 tokens, beside the request and the empty summary item): no
+  compaction can be effective there, and the other 2 of 14 are within a quarter. Every other
+  replay is within a quarter (the marshmallow run 1 of 9, none forced).
+- \`derived_errors-across-edits\` (error lines 4 of 26, paths 3 of 6) and rec109 (identifiers
+  3 of 4: reservation \`K1NW8N\`) are beyond the room the final request leaves after its floor
+  (477 tokens needed, 259 left; 14 needed, 13 left): no compaction can keep all their dropped
+  facts visible beside what every request holds. The 26 distinct error lines alone are about 416
+  tokens as bare lines.
+- \`derived_demonstration-then-task\` (paths 10 of 20) is within the room after the final
+  request's floor (472 of 579) but beyond the room its last compaction had under the headroom
+  line after that step's floor (379): keeping every dropped fact would have made that
+  compaction ineffective and handed the step to the emergency prune. The lost paths are the
+  demonstration's URLs and paths, mentioned only in the first request; its 63 identifiers are
+  all kept.
+
+What changed for the 8% line in the second pass (issue 29, 7 December 2026, session 31): the
+artifact trail may raise the summary's cap to the whole target (was three quarters; the kept
+tail is then the latest request and the newest exchange): rec003 went from 2 of 3 error lines
+and 12 of 20 identifiers to 3 of 3 and 19 of 20; a summary that carries no goal (the first
+request is among the kept items, as in a single-turn run) is fitted to a room under the headroom
+line of 24 tokens or more (was 48): the marshmallow run went from 4 emergency prunes of 9 to 1,
+\`derived_errors-across-edits\` from 1 to 0; a placeholder quotes the error lines of a pruned
+output as they read, with room of their own, and an output whose placeholder would save less
+than a quarter of it is left whole: rec109's one error line (in a 34-token failed output) is no
+longer pruned away; a clipped request keeps its opening to its floor even where a line ends
+early in it. The table gained the forced prunes and the two rooms after the floor.
+
+Before that, the first pass for the 8% line (issue 29, "small summaries", 7 December 2026): a summary as sent
 holds only the sections with a fact in them (no heading, no "None recorded", no "continue from
 the messages that follow"); a ranked line that lists several facts keeps those that fit rather
 than going whole; \`MIN_SUMMARY_TOKENS\` is 80; when the room under the headroom line is

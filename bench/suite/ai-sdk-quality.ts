@@ -251,7 +251,16 @@ export async function measureAiSdkCompactionQuality({
     identifiers: recall(facts.identifiers, visible),
     invalidRequests,
     overheadTokens,
-    ...roomAfterFloor({ finalItems, dropped, facts, goalText, line, overheadTokens, tokens }),
+    ...roomAfterFloor({
+      finalItems,
+      dropped,
+      facts,
+      goalText,
+      line,
+      overheadTokens,
+      tokens,
+      lastStep: floors.latestStep(),
+    }),
     finalSummary: finalItems.find(isSummaryItem)?.text,
   };
 }

@@ -81,6 +81,34 @@ describe('the floor measures of measureCompactionQuality', () => {
       LINE - report.overheadTokens - secondFloor - tokens.countText(GOAL) + need,
     );
 
+    // The last compaction kept the follow-up and the summary: an effective one had its headroom
+    // line less that floor and the goal's line for the dropped facts.
+    const budgets: CompactionBudget[] = [];
+    const observed = await measureCompactionQuality({
+      name: 'floor',
+      messages,
+      line: LINE,
+      tokens,
+      compactor: (trigger) => {
+        const compactor = createCompactor({ trigger, backend: extractiveSummarizer() });
+        return {
+          ...compactor,
+          async compact(input) {
+            const outcome = await compactor.compact(input);
+            budgets.push(outcome.budget);
+            return outcome;
+          },
+        };
+      },
+    });
+    expect(budgets).toHaveLength(2);
+    const lastHeadroom = headroomLine(budgets[1] as CompactionBudget);
+    expect(observed.roomUnderHeadroomTokens).toBe(
+      lastHeadroom - secondFloor - tokens.countText(GOAL) + need,
+    );
+    expect(report.roomUnderHeadroomTokens).toBe(observed.roomUnderHeadroomTokens);
+    expect(report.roomUnderHeadroomTokens).toBeLessThan(report.roomAfterFloorTokens);
+
     // Deterministic: the same replay gives the same figures.
     const again = await measure();
     expect([again.forcedEmergencyPrunes, again.floorTokens, again.roomAfterFloorTokens]).toEqual([

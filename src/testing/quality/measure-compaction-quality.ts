@@ -103,6 +103,15 @@ export interface CompactionQualityReport {
    * visible beside what every request must hold.
    */
   readonly roomAfterFloorTokens: number;
+  /**
+   * The room the last compaction step had for the dropped facts if it was to be effective (land
+   * at or under its headroom line): that line less the step's floor, less the goal's line when
+   * the step's latest request does not show the goal. The dropped facts are visible afterwards
+   * only through what that step kept, so when `droppedFactTokens` is larger, keeping them all
+   * means landing above the headroom line, which hands the step to the emergency prune.
+   * Undefined when nothing compacted.
+   */
+  readonly roomUnderHeadroomTokens: number | undefined;
   /** The compaction summary in the last request, to read what the model was left with. */
   readonly finalSummary: string | undefined;
 }
@@ -254,7 +263,16 @@ export async function measureCompactionQuality({
     identifiers: recall(facts.identifiers, visible),
     invalidRequests,
     overheadTokens,
-    ...roomAfterFloor({ finalItems, dropped, facts, goalText, line, overheadTokens, tokens }),
+    ...roomAfterFloor({
+      finalItems,
+      dropped,
+      facts,
+      goalText,
+      line,
+      overheadTokens,
+      tokens,
+      lastStep: floors.latestStep(),
+    }),
     finalSummary: finalItems.find(isSummaryItem)?.text,
   };
 }

@@ -96,6 +96,8 @@ export interface FloorStep {
   readonly headroomTokens: number;
   /** The floor is above the headroom line: no compaction could be effective at this step. */
   readonly forced: boolean;
+  /** The latest request of the step's input (what the floor keeps of it before any cut). */
+  readonly request: Item | undefined;
   readonly outcome: CompactOutcome;
 }
 
@@ -135,7 +137,13 @@ export function observeFloors(compactor: Compactor): FloorObserver {
         originalOf: input.originalOf,
       });
       const headroomTokens = headroomLine(outcome.budget);
-      latest = { floorTokens, headroomTokens, forced: floorTokens > headroomTokens, outcome };
+      latest = {
+        floorTokens,
+        headroomTokens,
+        forced: floorTokens > headroomTokens,
+        request: floorParts(input.transcript).request,
+        outcome,
+      };
       return outcome;
     },
   };
@@ -148,6 +156,12 @@ export interface RoomAfterFloor {
   readonly floorTokens: number;
   readonly goalTokens: number;
   readonly roomAfterFloorTokens: number;
+  /**
+   * The room the last compaction step had for the dropped facts if it was to be effective: its
+   * headroom line less its floor, less the goal's line when its latest request does not show the
+   * goal. Undefined when nothing compacted.
+   */
+  readonly roomUnderHeadroomTokens: number | undefined;
 }
 
 /**
@@ -165,6 +179,7 @@ export function roomAfterFloor({
   line,
   overheadTokens,
   tokens,
+  lastStep,
 }: {
   readonly finalItems: readonly Item[];
   readonly dropped: readonly Item[];
@@ -174,20 +189,28 @@ export function roomAfterFloor({
   readonly line: number;
   readonly overheadTokens: number;
   readonly tokens: TokenCounter;
+  /** The last compaction step (`FloorObserver.latestStep`), when there was one. */
+  readonly lastStep?: FloorStep | undefined;
 }): RoomAfterFloor {
   const droppedFactTokens = factTokens(facts, tokens);
   const parts = floorParts(finalItems);
   const floorTokens = tokens.count(floorItems({ ...parts, hasOlder: dropped.length > 0 }));
-  const requestText = parts.request === undefined ? '' : visibleText(undefined, [parts.request]);
-  const goalTokens =
-    goalText === '' || isVisible(goalText, requestText)
+  // What the goal's line adds when `request` does not show the goal.
+  const goalCost = (request: Item | undefined) =>
+    goalText === '' ||
+    (request !== undefined && isVisible(goalText, visibleText(undefined, [request])))
       ? 0
       : goalAndFactTokens(goalText, factLines(facts), tokens) - droppedFactTokens;
+  const goalTokens = goalCost(parts.request);
   return {
     droppedFactTokens,
     floorTokens,
     goalTokens,
     roomAfterFloorTokens: line - overheadTokens - floorTokens - goalTokens,
+    roomUnderHeadroomTokens:
+      lastStep === undefined
+        ? undefined
+        : lastStep.headroomTokens - lastStep.floorTokens - goalCost(lastStep.request),
   };
 }
 
