@@ -40,7 +40,7 @@ export function explainIssues(
   prefix: readonly PropertyKey[] = [],
 ): Explained[] {
   return input.issues.flatMap((issue) => {
-    const path = [...prefix, ...(issue.path ?? []).map(({ key }) => key as PropertyKey)];
+    const path = [...prefix, ...keysOf(issue)];
     // A union's inner issues start at the union's value; those past its type (and its keys) are
     // the issues of the branch the value meant.
     const branch = (issue.issues ?? []).filter(
@@ -78,41 +78,28 @@ function isMissing(issue: Issue): boolean {
   return issue.type.endsWith('object') && issue.expected?.startsWith('"') === true;
 }
 
-/** Valibot names only a missing key: the rule comes from the key's own schema, found by path. */
+/**
+ * Valibot names only a missing key, not what it must be: parse again with the key present but
+ * undefined, and the key's own schema says what it must be.
+ */
 function missingRule({ schema, value }: ExplainInput, path: readonly PropertyKey[]): string {
-  const entry = schema === undefined ? undefined : schemaAt(schema as Node, path, value);
-  const result = entry === undefined ? undefined : safeParse(entry as GenericSchema, undefined);
-  const issue = result?.issues?.[0];
+  const again = schema === undefined ? undefined : safeParse(schema, presentAt(value, path));
+  const issue = again?.issues?.find((found) => pathText(keysOf(found)) === pathText(path));
   return issue === undefined ? 'is missing' : ruleOf(issue);
 }
 
-/** The parts of a valibot schema that lead from it to the schema of a path inside it. */
-interface Node {
-  readonly entries?: Readonly<Record<string, Node>>;
-  readonly item?: Node;
-  readonly options?: readonly Node[];
-  readonly key?: string;
-  readonly wrapped?: Node;
-  readonly pipe?: readonly Node[];
-  readonly getter?: (input: unknown) => Node;
+type Slots = Record<PropertyKey, unknown>;
+
+/** A copy of `value` along `path` with the last key present and undefined; the rest is shared. */
+function presentAt(value: unknown, [key, ...rest]: readonly PropertyKey[]): unknown {
+  if (key === undefined) return undefined;
+  const copy: Slots = Object.assign(Array.isArray(value) ? [] : {}, value);
+  copy[key] = presentAt(copy[key], rest);
+  return copy;
 }
 
-function schemaAt(schema: Node, path: readonly PropertyKey[], value: unknown): Node | undefined {
-  const inner = schema.pipe?.[0] ?? schema.wrapped ?? schema.getter?.(value);
-  if (inner !== undefined && inner !== schema) return schemaAt(inner, path, value);
-  if (path.length === 0) return schema;
-  const at = (key: PropertyKey): unknown => (value as Record<PropertyKey, unknown> | null)?.[key];
-  const { key: tag, options, entries, item } = schema;
-  if (options !== undefined) {
-    // A variant's branch is the one its tag names; a union's, the first that has the path.
-    const meant = (option: Node) =>
-      tag === undefined || safeParse(option.entries?.[tag] as GenericSchema, at(tag)).success;
-    const found = options.filter(meant).map((option) => schemaAt(option, path, value));
-    return found.find((entry) => entry !== undefined);
-  }
-  const [key, ...rest] = path;
-  const next = entries?.[String(key)] ?? item;
-  return next === undefined ? undefined : schemaAt(next, rest, at(key as PropertyKey));
+function keysOf(issue: Issue): PropertyKey[] {
+  return (issue.path ?? []).map(({ key }) => key as PropertyKey);
 }
 
 function pathText(path: readonly PropertyKey[]): string {
