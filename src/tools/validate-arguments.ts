@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { isPlainObject } from './validate-tool-definition.js';
+import { isRecord } from '../vocabulary/schemas/describe-issues.js';
 
 export type ParsedArguments =
   | { readonly ok: true; readonly value: Record<string, unknown> }
@@ -27,7 +27,7 @@ export function parseToolArguments(options: {
       message: `Error: Invalid arguments for tool "${toolName}": not valid JSON (${reason}). Call the tool again with a JSON object as its arguments.`,
     };
   }
-  if (!isPlainObject(value)) {
+  if (!isRecord(value)) {
     return {
       ok: false,
       message: `Error: Invalid arguments for tool "${toolName}": expected a JSON object, got ${jsonTypeOf(value)}. Call the tool again with a JSON object as its arguments.`,
@@ -60,12 +60,12 @@ export function findArgumentProblems(options: {
       }
     }
   }
-  if (!isPlainObject(properties)) {
+  if (!isRecord(properties)) {
     return problems;
   }
   for (const [name, value] of Object.entries(args)) {
     const schema = Object.hasOwn(properties, name) ? properties[name] : undefined;
-    if (isPlainObject(schema)) {
+    if (isRecord(schema)) {
       problems.push(...findPropertyProblems({ name, value, schema }));
     }
   }
@@ -101,7 +101,7 @@ const JSON_TYPES: Readonly<Record<string, (value: unknown) => boolean>> = {
   number: (value) => typeof value === 'number',
   integer: Number.isInteger,
   boolean: (value) => typeof value === 'boolean',
-  object: isPlainObject,
+  object: isRecord,
   array: Array.isArray,
   null: (value) => value === null,
 };

@@ -1,7 +1,6 @@
 import { type BaseIssue, safeParse } from 'valibot';
 import { type ChatMessage, ChatMessageSchema } from '../../vocabulary/schemas/chat-message.js';
-import { explainIssues } from '../../vocabulary/schemas/describe-issues.js';
-import { isRecord } from '../describe-value.js';
+import { explainIssues, isRecord } from '../../vocabulary/schemas/describe-issues.js';
 import type { DetectErrorInput } from '../detect-error.js';
 import type {
   AssistantItem,

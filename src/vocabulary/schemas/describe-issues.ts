@@ -13,6 +13,11 @@ export function describeValue(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
 }
 
+/** A plain object (not null, not an array): the only thing that can be an item or a message. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** One problem in the house wording, with the issue and the full path it comes from. */
 export interface Explained {
   readonly issue: Issue;
