@@ -1,12 +1,12 @@
 import * as v from 'valibot';
-import { ProviderDataSchema } from './item.js';
+import { ToolApprovalSchema } from './host-input.js';
+import { nonEmpty, ProviderDataSchema } from './item.js';
 
 const count = v.pipe(
   v.number(),
   v.safeInteger('must be a whole number of 0 or more'),
   v.minValue(0, 'must be a whole number of 0 or more'),
 );
-const id = v.pipe(v.string(), v.nonEmpty('must not be empty'));
 
 /**
  * An item as the log checks it: a string id, and provider data that survives the JSON round
@@ -24,7 +24,7 @@ export const SerializedErrorSchema = v.object({
   message: v.string(),
 });
 
-const LoggedToolCallSchema = v.object({ callId: id, argumentsHash: v.string() });
+const LoggedToolCallSchema = v.object({ callId: nonEmpty, argumentsHash: v.string() });
 const calls = <T extends v.GenericSchema>(call: T) =>
   v.pipe(v.array(call), v.nonEmpty('must list at least one call'));
 
@@ -86,9 +86,7 @@ export const NewSessionEventSchema = v.variant('type', [
   v.object({
     type: v.literal('approval-decided'),
     runId: v.string(),
-    callId: id,
-    approved: v.boolean(),
-    reason: v.optional(v.string()),
+    ...ToolApprovalSchema.entries,
     argumentsHash: v.string(),
   }),
 ]);
