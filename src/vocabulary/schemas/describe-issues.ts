@@ -63,15 +63,13 @@ export function explainIssues(
   });
 }
 
-/** `explainIssues`, the messages only. */
-export function describeIssues(input: ExplainInput): string[] {
-  return explainIssues(input).map(({ message }) => message);
-}
-
 /** What is wrong with `value` by `schema`, in the house wording; empty when nothing is. */
 export function shapeProblems(schema: GenericSchema, value: unknown, subject: string): string[] {
   const result = safeParse(schema, value);
-  return result.success ? [] : describeIssues({ issues: result.issues, subject, schema, value });
+  if (result.success) return [];
+  return explainIssues({ issues: result.issues, subject, schema, value }).map(
+    ({ message }) => message,
+  );
 }
 
 function ruleOf(issue: Issue): string {
