@@ -27,7 +27,7 @@ export const TimeoutSchema = v.pipe(
   v.maxValue(MAX_TIMEOUT_MS, timeout),
 );
 
-const callable = v.custom<(...args: never[]) => unknown>(
+export const callable = v.custom<(...args: never[]) => unknown>(
   (value) => typeof value === 'function',
   'must be a function',
 );
