@@ -30,9 +30,9 @@ export interface ExplainInput {
   readonly issues: readonly Issue[];
   /** Names the value itself when its own type is wrong. */
   readonly subject: string;
-  /** Lets a missing field say what it must be; without it the field is only called missing. */
-  readonly schema?: GenericSchema;
-  readonly value?: unknown;
+  /** Lets a missing field say what it must be: parsed again with the field present. */
+  readonly schema: GenericSchema;
+  readonly value: unknown;
 }
 
 /**
@@ -86,8 +86,8 @@ function isMissing(issue: Issue): boolean {
  * undefined, and the key's own schema says what it must be.
  */
 function missingRule({ schema, value }: ExplainInput, path: readonly PropertyKey[]): string {
-  const again = schema === undefined ? undefined : safeParse(schema, presentAt(value, path));
-  const issue = again?.issues?.find((found) => pathText(keysOf(found)) === pathText(path));
+  const { issues } = safeParse(schema, presentAt(value, path));
+  const issue = issues?.find((found) => pathText(keysOf(found)) === pathText(path));
   return issue === undefined ? 'is missing' : ruleOf(issue);
 }
 
