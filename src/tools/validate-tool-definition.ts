@@ -3,8 +3,6 @@ import { ToolError } from '../errors/tool-error.js';
 import { isRecord, shapeProblems } from '../vocabulary/schemas/describe-issues.js';
 import { TimeoutSchema, ToolDefinitionSchema } from '../vocabulary/schemas/tool-definition.js';
 
-export { TOOL_NAME_PATTERN } from '../vocabulary/schemas/tool-definition.js';
-
 /**
  * Throws a `ToolError` naming every problem with a tool definition (by `ToolDefinitionSchema`),
  * so a bad tool fails when it is defined rather than when the model first calls it.
