@@ -19,7 +19,7 @@ import { assertValidSessionId, isValidSessionId } from './session-id.js';
 import { acquireSessionLock, releaseSessionLock } from './session-lock.js';
 import { stampEvents } from './stamp-events.js';
 import type { AppendOptions, ReadOptions, SessionStore } from './store.js';
-import { assertExpectedSeq, assertFromSeq } from './store-arguments.js';
+import { assertSeqArgument } from './store-arguments.js';
 
 const LOG_EXTENSION = '.jsonl';
 
@@ -100,7 +100,7 @@ export class FileSessionStore implements SessionStore {
     this.#assertOpen();
     assertValidSessionId(sessionId);
     const { expectedSeq } = options;
-    assertExpectedSeq(expectedSeq);
+    assertSeqArgument('expectedSeq', expectedSeq);
     return this.#queue.run(sessionId, async () => {
       const writer = await this.#writerFor(sessionId);
       if (writer.broken !== undefined) throw writer.broken;
@@ -136,7 +136,7 @@ export class FileSessionStore implements SessionStore {
   read(sessionId: string, options: ReadOptions = {}): AsyncIterable<SessionEvent> {
     this.#assertOpen();
     assertValidSessionId(sessionId);
-    assertFromSeq(options.fromSeq);
+    assertSeqArgument('fromSeq', options.fromSeq);
     const fromSeq = options.fromSeq ?? 0;
     const path = this.#logPath(sessionId);
     const scans = this.#scans;

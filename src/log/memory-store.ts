@@ -3,7 +3,7 @@ import type { NewSessionEvent, SessionEvent } from './events.js';
 import { assertValidSessionId } from './session-id.js';
 import { stampEvents } from './stamp-events.js';
 import type { AppendOptions, ReadOptions, SessionStore } from './store.js';
-import { assertExpectedSeq, assertFromSeq } from './store-arguments.js';
+import { assertSeqArgument } from './store-arguments.js';
 
 export interface MemorySessionStoreOptions {
   /** Clock for the `at` stamp; tests pass a fixed one. */
@@ -40,7 +40,7 @@ export class MemorySessionStore implements SessionStore {
   ): Promise<readonly SessionEvent[]> {
     this.#assertOpen();
     assertValidSessionId(sessionId);
-    assertExpectedSeq(options.expectedSeq);
+    assertSeqArgument('expectedSeq', options.expectedSeq);
     const stored = this.#sessions.get(sessionId) ?? [];
     const lastSeq = stored.length;
     if (options.expectedSeq !== undefined && options.expectedSeq !== lastSeq) {
@@ -57,7 +57,7 @@ export class MemorySessionStore implements SessionStore {
   read(sessionId: string, options: ReadOptions = {}): AsyncIterable<SessionEvent> {
     this.#assertOpen();
     assertValidSessionId(sessionId);
-    assertFromSeq(options.fromSeq);
+    assertSeqArgument('fromSeq', options.fromSeq);
     // A snapshot of the length now: a read sees the session as it was when it was asked for.
     const stored = this.#sessions.get(sessionId) ?? [];
     const end = stored.length;

@@ -1,4 +1,4 @@
-import { shapeProblems } from '../vocabulary/schemas/describe-issues.js';
+import { isRecord, shapeProblems } from '../vocabulary/schemas/describe-issues.js';
 import { NewSessionEventSchema } from '../vocabulary/schemas/session-event.js';
 
 /**
@@ -29,8 +29,7 @@ export function newEventProblem({
  * else, valid or not, is checked (and its problems worded) by the schema.
  */
 function plainlyValid(event: unknown): boolean {
-  if (typeof event !== 'object' || event === null) return false;
-  const { type, runId, items, calls } = event as Readonly<Record<string, unknown>>;
+  const { type, runId, items, calls } = isRecord(event) ? event : {};
   if (runId !== undefined && typeof runId !== 'string') return false;
   if (type === 'items-appended') return Array.isArray(items) && items.every(plainItem);
   return (
@@ -43,13 +42,11 @@ function plainlyValid(event: unknown): boolean {
 }
 
 function plainItem(item: unknown): boolean {
-  if (typeof item !== 'object' || item === null) return false;
-  const { id, providerData, reasoning } = item as Readonly<Record<string, unknown>>;
+  const { id, providerData, reasoning } = isRecord(item) ? item : {};
   return typeof id === 'string' && providerData === undefined && reasoning === undefined;
 }
 
 function plainCall(call: unknown): boolean {
-  if (typeof call !== 'object' || call === null) return false;
-  const { callId, argumentsHash } = call as Readonly<Record<string, unknown>>;
+  const { callId, argumentsHash } = isRecord(call) ? call : {};
   return typeof callId === 'string' && callId !== '' && typeof argumentsHash === 'string';
 }

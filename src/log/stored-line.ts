@@ -1,6 +1,6 @@
 import type { StoreErrorCode } from '../errors/error-codes.js';
 import { StoreError } from '../errors/index.js';
-import { shapeProblems } from '../vocabulary/schemas/describe-issues.js';
+import { isRecord, shapeProblems } from '../vocabulary/schemas/describe-issues.js';
 import { StoredEnvelopeSchema } from '../vocabulary/schemas/session-event.js';
 import { SESSION_SCHEMA_VERSION, type SessionEvent } from './events.js';
 import { checkSeal } from './line-checksum.js';
@@ -40,10 +40,8 @@ export function parseStoredLine({
   } catch {
     return fail('not valid JSON, yet complete (it ends with a newline), so it is corruption');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return fail('not an event object');
-  }
-  const { crc: _checksum, ...fields } = value as Record<string, unknown>;
+  if (!isRecord(value)) return fail('not an event object');
+  const { crc: _checksum, ...fields } = value;
   const version = fields['v'];
   if (typeof version === 'number' && version > SESSION_SCHEMA_VERSION) {
     return fail(

@@ -5,7 +5,7 @@ import { SerialQueue } from '../log/serial-queue.js';
 import { assertValidSessionId } from '../log/session-id.js';
 import { stampEvents } from '../log/stamp-events.js';
 import type { AppendOptions, IndexedSessionStore, ReadOptions } from '../log/store.js';
-import { assertExpectedSeq, assertFromSeq } from '../log/store-arguments.js';
+import { assertSeqArgument } from '../log/store-arguments.js';
 import { heldItemIds, itemIdKey } from './held-item-ids.js';
 import { MIGRATE_LOCK_KEY, schemaStatements } from './schema.js';
 import { isUniqueViolation, staleSeq, storeFailure } from './store-failure.js';
@@ -133,7 +133,7 @@ export class PostgresSessionStore implements IndexedSessionStore {
     this.#assertOpen();
     assertValidSessionId(sessionId);
     const { expectedSeq } = options;
-    assertExpectedSeq(expectedSeq);
+    assertSeqArgument('expectedSeq', expectedSeq);
     return this.#queue.run(sessionId, async () => {
       if (expectedSeq !== undefined) return this.#insert({ sessionId, events, expectedSeq });
       for (let attempt = 1; ; attempt += 1) {
@@ -151,7 +151,7 @@ export class PostgresSessionStore implements IndexedSessionStore {
   read(sessionId: string, options: ReadOptions = {}): AsyncIterable<SessionEvent> {
     this.#assertOpen();
     assertValidSessionId(sessionId);
-    assertFromSeq(options.fromSeq);
+    assertSeqArgument('fromSeq', options.fromSeq);
     const first = Math.max(options.fromSeq ?? 1, 1);
     return this.#pages({ sessionId, first });
   }
@@ -180,7 +180,7 @@ export class PostgresSessionStore implements IndexedSessionStore {
   ): Promise<SessionEvent | undefined> {
     this.#assertOpen();
     assertValidSessionId(sessionId);
-    assertFromSeq(beforeSeq);
+    assertSeqArgument('beforeSeq', beforeSeq);
     const result = await this.#query<EventRow>({
       action: `read the latest ${type} of session ${sessionId}`,
       text: `SELECT seq, type, event::text AS event FROM ${this.#table.sql}
@@ -197,7 +197,7 @@ export class PostgresSessionStore implements IndexedSessionStore {
   ): Promise<number> {
     this.#assertOpen();
     assertValidSessionId(sessionId);
-    assertFromSeq(beforeSeq);
+    assertSeqArgument('beforeSeq', beforeSeq);
     const result = await this.#query<{ count: string }>({
       action: `count the ${type} events of session ${sessionId}`,
       text: `SELECT count(*) AS count FROM ${this.#table.sql}
@@ -213,7 +213,7 @@ export class PostgresSessionStore implements IndexedSessionStore {
   ): Promise<readonly SessionEvent[]> {
     this.#assertOpen();
     assertValidSessionId(sessionId);
-    assertFromSeq(throughSeq);
+    assertSeqArgument('throughSeq', throughSeq);
     if (ids.length === 0) return [];
     const result = await this.#query<EventRow>({
       action: `read the events holding items of session ${sessionId}`,

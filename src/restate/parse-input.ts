@@ -1,23 +1,16 @@
-import { type GenericSchema, type InferOutput, safeParse } from 'valibot';
+import { type GenericSchema, safeParse } from 'valibot';
 import { ConfigError } from '../errors/config-error.js';
 import type { ToolApproval } from '../runtime/run-pause.js';
-import { describeIssues } from '../vocabulary/schemas/describe-issues.js';
+import { shapeProblems } from '../vocabulary/schemas/describe-issues.js';
 import { RemoteInputSchemas } from '../vocabulary/schemas/host-input.js';
 import type { SendMessageInput, TelemetryPageInput } from './loop-object-types.js';
 
-function parsed<T extends GenericSchema>(
-  handler: string,
-  schema: T,
-  input: unknown,
-): InferOutput<T> {
+/** `input` as `schema` outputs it, or a `ConfigError` naming the handler and every problem. */
+function parsed<T extends GenericSchema>(handler: string, schema: T, input: unknown) {
   const result = safeParse(schema, input);
   if (result.success) return result.output;
-  throw new ConfigError(
-    `${handler}: ${describeIssues({ issues: result.issues, subject: 'the input', schema, value: input }).join('; ')}`,
-    {
-      code: 'config_invalid_input',
-    },
-  );
+  const problems = shapeProblems(schema, input, 'the input');
+  throw new ConfigError(`${handler}: ${problems.join('; ')}`, { code: 'config_invalid_input' });
 }
 
 /** Checks what a remote caller sent to `send`; the content itself is checked by the loop. */

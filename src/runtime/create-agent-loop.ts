@@ -15,6 +15,7 @@ import type { ModelAdapter } from '../model/types.js';
 import type { TokenCounter, TokenEncoding } from '../tokens/types.js';
 import { DEFAULT_MAX_PARALLEL_TOOLS } from '../tools/execute-tool-calls.js';
 import type { AnyToolDefinition } from '../tools/types.js';
+import { isValidTimeout } from '../tools/validate-tool-definition.js';
 import { createItemId } from '../transcript/ids.js';
 import { type LoopMachine, loopMachine } from './loop-actors.js';
 import { LoopServices } from './loop-services.js';
@@ -123,9 +124,10 @@ export function createAgentLoopLogic({
 }: Omit<OpenAgentLoopOptions, 'inspect'>): AgentLoopLogic {
   validateOptions({ model, maxConsecutiveCompactions, maxStepsPerRun, mutators, compactor });
   const loopMutators = withCompactorMutators(mutators, compactor);
-  if (toolTimeoutMs !== undefined && !(Number.isInteger(toolTimeoutMs) && toolTimeoutMs > 0)) {
+  // The rule the tool calls apply, so a value they would refuse mid-run is refused here.
+  if (toolTimeoutMs !== undefined && !isValidTimeout(toolTimeoutMs)) {
     throw new ConfigError(
-      `createAgentLoop: toolTimeoutMs must be a whole number of milliseconds > 0, got ${toolTimeoutMs}`,
+      `createAgentLoop: toolTimeoutMs must be a whole number of milliseconds from 1 to 2147483647, got ${toolTimeoutMs}`,
       { code: 'config_invalid_timeout' },
     );
   }

@@ -1,6 +1,6 @@
 import { ApprovalError } from '../errors/approval-error.js';
 import { LoopNotRunningError } from '../errors/loop-not-running-error.js';
-import { shapeProblems } from '../vocabulary/schemas/describe-issues.js';
+import { isRecord, shapeProblems } from '../vocabulary/schemas/describe-issues.js';
 import { ToolApprovalSchema } from '../vocabulary/schemas/host-input.js';
 import type { AgentLoopActor } from './create-agent-loop.js';
 import { isLoopRunning } from './is-loop-running.js';
@@ -137,7 +137,7 @@ function checkedDecisions(decisions: ToolApproval | readonly ToolApproval[]): To
   return list.map((value, index) => {
     const problems = shapeProblems(ToolApprovalSchema, value, 'it');
     if (problems.length > 0) {
-      const { callId } = ((typeof value === 'object' ? value : null) ?? {}) as { callId?: unknown };
+      const { callId } = isRecord(value) ? value : {};
       const call = typeof callId === 'string' && callId !== '' ? ` (call ${callId})` : '';
       const where = list.length === 1 ? 'the decision' : `decision ${index}`;
       throw new ApprovalError(`decide: ${where}${call}: ${problems.join('; ')}`, {

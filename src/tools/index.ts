@@ -1,5 +1,6 @@
 /** The `loopkeeper/tools` entry: tool definitions, the registry and parallel tool execution. */
 
+export { TOOL_NAME_PATTERN } from '../vocabulary/schemas/tool-definition.js';
 export { hashToolArguments } from './arguments-hash.js';
 export { defineTool } from './define-tool.js';
 export {
@@ -18,4 +19,3 @@ export type {
   ToolExecutionOptions,
 } from './types.js';
 export { updatePlanTool } from './update-plan-tool.js';
-export { TOOL_NAME_PATTERN } from './validate-tool-definition.js';

@@ -1,4 +1,5 @@
-import { isPlainObject } from './validate-tool-definition.js';
+import { isDeepStrictEqual } from 'node:util';
+import { isRecord } from '../vocabulary/schemas/describe-issues.js';
 
 export type ParsedArguments =
   | { readonly ok: true; readonly value: Record<string, unknown> }
@@ -26,7 +27,7 @@ export function parseToolArguments(options: {
       message: `Error: Invalid arguments for tool "${toolName}": not valid JSON (${reason}). Call the tool again with a JSON object as its arguments.`,
     };
   }
-  if (!isPlainObject(value)) {
+  if (!isRecord(value)) {
     return {
       ok: false,
       message: `Error: Invalid arguments for tool "${toolName}": expected a JSON object, got ${jsonTypeOf(value)}. Call the tool again with a JSON object as its arguments.`,
@@ -59,12 +60,12 @@ export function findArgumentProblems(options: {
       }
     }
   }
-  if (!isPlainObject(properties)) {
+  if (!isRecord(properties)) {
     return problems;
   }
   for (const [name, value] of Object.entries(args)) {
     const schema = Object.hasOwn(properties, name) ? properties[name] : undefined;
-    if (isPlainObject(schema)) {
+    if (isRecord(schema)) {
       problems.push(...findPropertyProblems({ name, value, schema }));
     }
   }
@@ -80,37 +81,30 @@ function findPropertyProblems(options: {
   const { type: declared, enum: allowed } = schema;
   const types = typeof declared === 'string' ? [declared] : Array.isArray(declared) ? declared : [];
   // A type word outside JSON Schema's seven is a schema mistake, not the model's: let it pass.
-  const checkable = types.length > 0 && types.every((type) => JSON_TYPES.has(type));
-  if (checkable && !types.some((type) => matchesType(value, type))) {
+  const checkable = types.length > 0 && types.every((type) => Object.hasOwn(JSON_TYPES, type));
+  if (checkable && !types.some((type) => JSON_TYPES[type]?.(value))) {
     return [`property "${name}" must be ${types.join(' or ')}, got ${jsonTypeOf(value)}`];
   }
-  if (Array.isArray(allowed) && !allowed.some((candidate) => jsonEqual(candidate, value))) {
+  // Arguments come from JSON.parse, so deep strict equality is JSON equality; `===` keeps -0 = 0.
+  const listedValue = (candidate: unknown) =>
+    candidate === value || isDeepStrictEqual(candidate, value);
+  if (Array.isArray(allowed) && !allowed.some(listedValue)) {
     const listed = allowed.map((candidate) => JSON.stringify(candidate)).join(', ');
     return [`property "${name}" must be one of ${listed}, got ${JSON.stringify(value)}`];
   }
   return [];
 }
 
-const JSON_TYPES: ReadonlySet<unknown> = new Set([
-  'string',
-  'number',
-  'integer',
-  'boolean',
-  'object',
-  'array',
-  'null',
-]);
-
-function matchesType(value: unknown, type: unknown): boolean {
-  switch (type) {
-    case 'integer':
-      return Number.isInteger(value);
-    case 'number':
-      return typeof value === 'number';
-    default:
-      return jsonTypeOf(value) === type;
-  }
-}
+/** JSON Schema's seven type words and what each accepts (`integer`: a whole number). */
+const JSON_TYPES: Readonly<Record<string, (value: unknown) => boolean>> = {
+  string: (value) => typeof value === 'string',
+  number: (value) => typeof value === 'number',
+  integer: Number.isInteger,
+  boolean: (value) => typeof value === 'boolean',
+  object: isRecord,
+  array: Array.isArray,
+  null: (value) => value === null,
+};
 
 function jsonTypeOf(value: unknown): string {
   if (value === null) {
@@ -120,23 +114,4 @@ function jsonTypeOf(value: unknown): string {
     return 'array';
   }
   return typeof value;
-}
-
-function jsonEqual(left: unknown, right: unknown): boolean {
-  if (left === right) {
-    return true;
-  }
-  if (Array.isArray(left) && Array.isArray(right)) {
-    return (
-      left.length === right.length && left.every((entry, index) => jsonEqual(entry, right[index]))
-    );
-  }
-  if (isPlainObject(left) && isPlainObject(right)) {
-    const keys = Object.keys(left);
-    return (
-      keys.length === Object.keys(right).length &&
-      keys.every((key) => Object.hasOwn(right, key) && jsonEqual(left[key], right[key]))
-    );
-  }
-  return false;
 }

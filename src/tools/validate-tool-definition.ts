@@ -1,16 +1,14 @@
 import { is } from 'valibot';
 import { ToolError } from '../errors/tool-error.js';
-import { shapeProblems } from '../vocabulary/schemas/describe-issues.js';
+import { isRecord, shapeProblems } from '../vocabulary/schemas/describe-issues.js';
 import { TimeoutSchema, ToolDefinitionSchema } from '../vocabulary/schemas/tool-definition.js';
-
-export { TOOL_NAME_PATTERN } from '../vocabulary/schemas/tool-definition.js';
 
 /**
  * Throws a `ToolError` naming every problem with a tool definition (by `ToolDefinitionSchema`),
  * so a bad tool fails when it is defined rather than when the model first calls it.
  */
 export function assertValidToolDefinition(definition: unknown): void {
-  if (!isPlainObject(definition)) {
+  if (!isRecord(definition)) {
     throw new ToolError('A tool definition must be an object.', {
       code: 'tool_invalid_definition',
     });
@@ -27,8 +25,4 @@ export function assertValidToolDefinition(definition: unknown): void {
 
 export function isValidTimeout(value: unknown): value is number {
   return is(TimeoutSchema, value);
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

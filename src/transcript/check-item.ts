@@ -1,4 +1,4 @@
-import { shapeProblems } from '../vocabulary/schemas/describe-issues.js';
+import { isRecord, shapeProblems } from '../vocabulary/schemas/describe-issues.js';
 import { ItemSchema } from '../vocabulary/schemas/item.js';
 import type { ProtocolProblem } from './types.js';
 
@@ -11,7 +11,7 @@ import type { ProtocolProblem } from './types.js';
 export function checkItem(value: unknown, index: number): ProtocolProblem[] {
   const problems = shapeProblems(ItemSchema, value, 'item');
   if (problems.length === 0) return problems as [];
-  const { id } = (typeof value === 'object' && value !== null ? value : {}) as { id?: unknown };
+  const { id } = isRecord(value) ? value : {};
   const known = typeof id === 'string' && id !== '' ? { id } : {};
   return problems.map((message) => ({ index, ...known, kind: 'invalid_item', message }));
 }

@@ -1,6 +1,6 @@
 import { ProtocolError } from '../errors/protocol-error.js';
+import { describeValue, isRecord } from '../vocabulary/schemas/describe-issues.js';
 import { readChatMessage } from './chat/read-message.js';
-import { describeValue, isRecord } from './describe-value.js';
 import { type DetectErrorInput, defaultDetectError } from './detect-error.js';
 import { createItemId } from './ids.js';
 import type { Item, ProtocolProblem } from './types.js';

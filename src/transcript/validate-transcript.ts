@@ -1,5 +1,5 @@
+import { describeValue } from '../vocabulary/schemas/describe-issues.js';
 import { checkItem } from './check-item.js';
-import { describeValue } from './describe-value.js';
 import type { AssistantItem, Item, ProtocolProblem, ToolResultItem } from './types.js';
 
 /**

@@ -159,6 +159,16 @@ export const optionInputs: readonly CatalogEntry[] = [
   },
   {
     area: 'options',
+    input: "toolTimeoutMs: 3e9 (past Node's 2^31 - 1 ms timer limit)",
+    check: () =>
+      expectRefused(
+        () => createAgentLoop({ model, toolTimeoutMs: 3e9 }),
+        ConfigError,
+        'config_invalid_timeout',
+      ),
+  },
+  {
+    area: 'options',
     input: 'createCompactor without a trigger',
     check: () =>
       expectRefused(() => createCompactor({} as never), ConfigError, 'config', { quote: true }),

@@ -348,6 +348,21 @@ describe('executeToolCalls', () => {
     expect(execute).not.toHaveBeenCalled();
   });
 
+  it('matches enum values that are arrays or objects by content, in any key order', async () => {
+    const pick = defineTool({
+      name: 'pick',
+      description: 'Takes one of the listed shapes.',
+      parameters: { type: 'object', properties: { shape: { enum: [[1, 2], { a: 1, b: [0] }] } } },
+      execute: () => 'ok',
+    });
+    const shapes = [[1, 2], { b: [0], a: 1 }, { a: 1 }, [2, 1], { a: 1, b: [0], c: 2 }];
+    const results = await executeToolCalls({
+      tools: [pick],
+      calls: shapes.map((shape, index) => call('pick', { shape }, `call_${index}`)),
+    });
+    expect(results.map((result) => result.isError)).toEqual([false, false, true, true, true]);
+  });
+
   it('lists every argument problem at once', async () => {
     const [result] = await executeToolCalls({
       tools: [echo],

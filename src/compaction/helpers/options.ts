@@ -7,8 +7,8 @@ export function requireNonNegative(
   value: number,
   { positive = false, integer = false }: { positive?: boolean; integer?: boolean } = {},
 ): number {
+  // Number.isFinite is false for anything but a finite number, a value of the wrong type included.
   const valid =
-    typeof value === 'number' &&
     Number.isFinite(value) &&
     (positive ? value > 0 : value >= 0) &&
     (!integer || Number.isInteger(value));
@@ -21,7 +21,7 @@ export function requireNonNegative(
 
 /** A ratio in (0, 1], otherwise a ConfigError naming the option. */
 export function requireRatio(owner: string, option: string, value: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 1) {
+  if (!Number.isFinite(value) || value <= 0 || value > 1) {
     throw new ConfigError(`${owner}: ${option} must be in (0, 1], got ${String(value)}`);
   }
   return value;

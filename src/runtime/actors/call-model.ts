@@ -9,7 +9,7 @@ import type {
 import type { NewSessionEvent } from '../../log/events.js';
 import { classifyModelError } from '../../model/classify-error.js';
 import type { ModelAdapter, ModelDelta, ModelRequest, ModelResponse } from '../../model/types.js';
-import { describeValue, isRecord } from '../../transcript/describe-value.js';
+import { describeValue, isRecord } from '../../vocabulary/schemas/describe-issues.js';
 import { forward, loopActor } from './loop-actor-context.js';
 import { toAssistantItem } from './to-assistant-item.js';
 

@@ -1,7 +1,6 @@
 import { type BaseIssue, safeParse } from 'valibot';
 import { type ChatMessage, ChatMessageSchema } from '../../vocabulary/schemas/chat-message.js';
-import { explainIssues } from '../../vocabulary/schemas/describe-issues.js';
-import { isRecord } from '../describe-value.js';
+import { explainIssues, isRecord } from '../../vocabulary/schemas/describe-issues.js';
 import type { DetectErrorInput } from '../detect-error.js';
 import type {
   AssistantItem,
@@ -12,7 +11,6 @@ import type {
   ToolResultItem,
   UserItem,
 } from '../types.js';
-import { MessageProblems } from './message-problems.js';
 import { isSendableName } from './names.js';
 import { type ReadText, readTextContent, readUserContent } from './read-content.js';
 import { unfencedContext } from './summary-message.js';
@@ -39,23 +37,23 @@ export function readChatMessage(message: unknown, context: ReadMessageContext): 
   const result = safeParse(ChatMessageSchema, message);
   if (result.success) return { item: toItem(result.output, context) };
   const { role, tool_calls: calls } = isRecord(message) ? message : {};
-  const problems = new MessageProblems(context.index, typeof role === 'string' ? role : 'chat');
-  for (const { issue, path, message: text } of explainIssues({
+  const explained = explainIssues({
     issues: result.issues,
     subject: 'message',
     schema: ChatMessageSchema,
     value: message,
-  })) {
-    const call: unknown =
-      path[0] === 'tool_calls' && Array.isArray(calls) ? calls[Number(path[1])] : undefined;
-    const callId =
-      isRecord(call) && typeof call['id'] === 'string' && call['id'] !== ''
-        ? call['id']
-        : undefined;
-    if (isUnsupported(issue, path)) problems.unsupported(text, callId);
-    else problems.invalid(text, callId);
-  }
-  return { problems: problems.list };
+  });
+  const problems = explained.map(({ issue, path, message: text }): ProtocolProblem => {
+    const call = path[0] === 'tool_calls' && Array.isArray(calls) ? calls[Number(path[1])] : {};
+    const { id } = isRecord(call) ? call : {};
+    return {
+      index: context.index,
+      ...(typeof id === 'string' && id !== '' ? { id } : {}),
+      kind: isUnsupported(issue, path) ? 'unsupported_message' : 'invalid_item',
+      message: `${typeof role === 'string' ? role : 'chat'} message: ${text}`,
+    };
+  });
+  return { problems };
 }
 
 /** A field the reader would drop, a refused value, or a type tag it does not know. */

@@ -1,5 +1,5 @@
+import { isRecord } from '../../vocabulary/schemas/describe-issues.js';
 import { checkItem } from '../check-item.js';
-import { isRecord } from '../describe-value.js';
 import type { Item, Repair } from '../types.js';
 import type { Draft } from './draft.js';
 

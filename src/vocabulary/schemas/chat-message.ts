@@ -1,7 +1,6 @@
 import * as v from 'valibot';
+import { name, nonEmpty } from './item.js';
 
-const nonEmpty = v.pipe(v.string(), v.nonEmpty('must not be empty'));
-const name = v.optional(v.string());
 /** Present only to be refused: a value the reader cannot represent. */
 const refused = v.custom<never>(() => false, 'is not supported');
 

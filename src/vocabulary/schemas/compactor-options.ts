@@ -1,13 +1,13 @@
 import * as v from 'valibot';
+import { nonEmpty } from './item.js';
+import { callable } from './tool-definition.js';
 
 const withMethod = (method: string, what: string) =>
   v.custom<object>(
     (value) => typeof (value as Record<string, unknown> | null)?.[method] === 'function',
     `must be ${what} (an object with ${method})`,
   );
-const hook = v.optional(
-  v.custom<object>((value) => typeof value === 'function', 'must be a function'),
-);
+const hook = v.optional(callable);
 
 /**
  * What `createCompactor` refuses at once rather than mid-run: a missing trigger, a backend or
@@ -41,7 +41,7 @@ export const CompactorOptionsSchema = v.object(
         'must be false or {maxTokens}',
       ),
     ),
-    name: v.optional(v.pipe(v.string(), v.nonEmpty('must not be empty'))),
+    name: v.optional(nonEmpty),
     points: v.optional(
       v.array(v.picklist(['AfterToolResult', 'AfterTurnEnded', 'BeforeInference'])),
     ),

@@ -13,6 +13,11 @@ export function describeValue(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
 }
 
+/** A plain object (not null, not an array): the only thing that can be an item or a message. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** One problem in the house wording, with the issue and the full path it comes from. */
 export interface Explained {
   readonly issue: Issue;
@@ -25,9 +30,9 @@ export interface ExplainInput {
   readonly issues: readonly Issue[];
   /** Names the value itself when its own type is wrong. */
   readonly subject: string;
-  /** Lets a missing field say what it must be; without it the field is only called missing. */
-  readonly schema?: GenericSchema;
-  readonly value?: unknown;
+  /** Lets a missing field say what it must be: parsed again with the field present. */
+  readonly schema: GenericSchema;
+  readonly value: unknown;
 }
 
 /**
@@ -40,7 +45,7 @@ export function explainIssues(
   prefix: readonly PropertyKey[] = [],
 ): Explained[] {
   return input.issues.flatMap((issue) => {
-    const path = [...prefix, ...(issue.path ?? []).map(({ key }) => key as PropertyKey)];
+    const path = [...prefix, ...keysOf(issue)];
     // A union's inner issues start at the union's value; those past its type (and its keys) are
     // the issues of the branch the value meant.
     const branch = (issue.issues ?? []).filter(
@@ -58,15 +63,13 @@ export function explainIssues(
   });
 }
 
-/** `explainIssues`, the messages only. */
-export function describeIssues(input: ExplainInput): string[] {
-  return explainIssues(input).map(({ message }) => message);
-}
-
 /** What is wrong with `value` by `schema`, in the house wording; empty when nothing is. */
 export function shapeProblems(schema: GenericSchema, value: unknown, subject: string): string[] {
   const result = safeParse(schema, value);
-  return result.success ? [] : describeIssues({ issues: result.issues, subject, schema, value });
+  if (result.success) return [];
+  return explainIssues({ issues: result.issues, subject, schema, value }).map(
+    ({ message }) => message,
+  );
 }
 
 function ruleOf(issue: Issue): string {
@@ -78,41 +81,28 @@ function isMissing(issue: Issue): boolean {
   return issue.type.endsWith('object') && issue.expected?.startsWith('"') === true;
 }
 
-/** Valibot names only a missing key: the rule comes from the key's own schema, found by path. */
+/**
+ * Valibot names only a missing key, not what it must be: parse again with the key present but
+ * undefined, and the key's own schema says what it must be.
+ */
 function missingRule({ schema, value }: ExplainInput, path: readonly PropertyKey[]): string {
-  const entry = schema === undefined ? undefined : schemaAt(schema as Node, path, value);
-  const result = entry === undefined ? undefined : safeParse(entry as GenericSchema, undefined);
-  const issue = result?.issues?.[0];
+  const { issues } = safeParse(schema, presentAt(value, path));
+  const issue = issues?.find((found) => pathText(keysOf(found)) === pathText(path));
   return issue === undefined ? 'is missing' : ruleOf(issue);
 }
 
-/** The parts of a valibot schema that lead from it to the schema of a path inside it. */
-interface Node {
-  readonly entries?: Readonly<Record<string, Node>>;
-  readonly item?: Node;
-  readonly options?: readonly Node[];
-  readonly key?: string;
-  readonly wrapped?: Node;
-  readonly pipe?: readonly Node[];
-  readonly getter?: (input: unknown) => Node;
+type Slots = Record<PropertyKey, unknown>;
+
+/** A copy of `value` along `path` with the last key present and undefined; the rest is shared. */
+function presentAt(value: unknown, [key, ...rest]: readonly PropertyKey[]): unknown {
+  if (key === undefined) return undefined;
+  const copy: Slots = Object.assign(Array.isArray(value) ? [] : {}, value);
+  copy[key] = presentAt(copy[key], rest);
+  return copy;
 }
 
-function schemaAt(schema: Node, path: readonly PropertyKey[], value: unknown): Node | undefined {
-  const inner = schema.pipe?.[0] ?? schema.wrapped ?? schema.getter?.(value);
-  if (inner !== undefined && inner !== schema) return schemaAt(inner, path, value);
-  if (path.length === 0) return schema;
-  const at = (key: PropertyKey): unknown => (value as Record<PropertyKey, unknown> | null)?.[key];
-  const { key: tag, options, entries, item } = schema;
-  if (options !== undefined) {
-    // A variant's branch is the one its tag names; a union's, the first that has the path.
-    const meant = (option: Node) =>
-      tag === undefined || safeParse(option.entries?.[tag] as GenericSchema, at(tag)).success;
-    const found = options.filter(meant).map((option) => schemaAt(option, path, value));
-    return found.find((entry) => entry !== undefined);
-  }
-  const [key, ...rest] = path;
-  const next = entries?.[String(key)] ?? item;
-  return next === undefined ? undefined : schemaAt(next, rest, at(key as PropertyKey));
+function keysOf(issue: Issue): PropertyKey[] {
+  return (issue.path ?? []).map(({ key }) => key as PropertyKey);
 }
 
 function pathText(path: readonly PropertyKey[]): string {

@@ -1,7 +1,5 @@
 import * as v from 'valibot';
-import { ToolCallSchema } from './item.js';
-
-const nonEmpty = v.pipe(v.string(), v.nonEmpty('must not be empty'));
+import { nonEmpty, ToolCallSchema } from './item.js';
 
 /** A host's decision on a tool call that waits for approval. */
 export const ToolApprovalSchema = v.object({

@@ -49,8 +49,8 @@ export const ProviderDataSchema = v.pipe(
   JsonObjectSchema,
 );
 
-const nonEmpty = v.pipe(v.string(), v.nonEmpty('must not be empty'));
-const name = v.optional(v.string());
+export const nonEmpty = v.pipe(v.string(), v.nonEmpty('must not be empty'));
+export const name = v.optional(v.string());
 
 export const ToolCallSchema = v.object({ id: nonEmpty, name: nonEmpty, arguments: v.string() });
 

@@ -1,12 +1,13 @@
 import * as v from 'valibot';
-import { ProviderDataSchema } from './item.js';
+import { ToolApprovalSchema } from './host-input.js';
+import { nonEmpty, ProviderDataSchema } from './item.js';
 
-const count = v.pipe(
+/** A count or a seq: a whole number of 0 or more. */
+export const CountSchema = v.pipe(
   v.number(),
   v.safeInteger('must be a whole number of 0 or more'),
   v.minValue(0, 'must be a whole number of 0 or more'),
 );
-const id = v.pipe(v.string(), v.nonEmpty('must not be empty'));
 
 /**
  * An item as the log checks it: a string id, and provider data that survives the JSON round
@@ -24,7 +25,7 @@ export const SerializedErrorSchema = v.object({
   message: v.string(),
 });
 
-const LoggedToolCallSchema = v.object({ callId: id, argumentsHash: v.string() });
+const LoggedToolCallSchema = v.object({ callId: nonEmpty, argumentsHash: v.string() });
 const calls = <T extends v.GenericSchema>(call: T) =>
   v.pipe(v.array(call), v.nonEmpty('must list at least one call'));
 
@@ -39,15 +40,15 @@ export const NewSessionEventSchema = v.variant('type', [
     type: v.literal('usage-reported'),
     runId: v.optional(v.string()),
     model: v.string(),
-    promptTokens: count,
-    completionTokens: count,
-    cachedTokens: v.optional(count),
-    estimatedPromptTokens: v.optional(count),
+    promptTokens: CountSchema,
+    completionTokens: CountSchema,
+    cachedTokens: v.optional(CountSchema),
+    estimatedPromptTokens: v.optional(CountSchema),
   }),
   v.object({
     type: v.literal('transcript-replaced'),
     runId: v.optional(v.string()),
-    throughSeq: count,
+    throughSeq: CountSchema,
     view: v.array(
       v.union(
         [
@@ -60,15 +61,15 @@ export const NewSessionEventSchema = v.variant('type', [
     reason: v.picklist(['threshold', 'overflow', 'payload_too_large', 'manual']),
     tier: v.picklist(['structural', 'summary', 'emergency', 'mutator', 'provider']),
     strategies: v.array(v.string()),
-    tokensBefore: count,
-    tokensAfter: count,
+    tokensBefore: CountSchema,
+    tokensAfter: CountSchema,
   }),
   v.object({ type: v.literal('run-started'), runId: v.string() }),
   v.object({
     type: v.literal('run-finished'),
     runId: v.string(),
     outcome: v.picklist(['completed', 'failed', 'aborted', 'step_limit']),
-    steps: count,
+    steps: CountSchema,
     error: v.optional(SerializedErrorSchema),
   }),
   v.object({
@@ -86,9 +87,7 @@ export const NewSessionEventSchema = v.variant('type', [
   v.object({
     type: v.literal('approval-decided'),
     runId: v.string(),
-    callId: id,
-    approved: v.boolean(),
-    reason: v.optional(v.string()),
+    ...ToolApprovalSchema.entries,
     argumentsHash: v.string(),
   }),
 ]);
@@ -100,6 +99,6 @@ export const StoredEnvelopeSchema = v.object({
     v.safeInteger('must be a whole number'),
     v.minValue(1, 'must be 1 or more'),
   ),
-  seq: count,
+  seq: CountSchema,
   at: v.string(),
 });

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { isRecord } from './describe-issues.js';
 
 /**
  * The name rule OpenAI enforces for function tools; other providers accept a superset.
@@ -26,9 +27,7 @@ export const TimeoutSchema = v.pipe(
   v.maxValue(MAX_TIMEOUT_MS, timeout),
 );
 
-const isRecord = (value: unknown): value is object => typeof value === 'object' && value !== null;
-
-const callable = v.custom<(...args: never[]) => unknown>(
+export const callable = v.custom<(...args: never[]) => unknown>(
   (value) => typeof value === 'function',
   'must be a function',
 );
@@ -43,9 +42,7 @@ export const ToolDefinitionSchema = v.object({
   parameters: v.object(
     {
       type: v.literal('object', "must be 'object', as models only pass an arguments object"),
-      properties: v.optional(
-        v.custom<object>((value) => isRecord(value) && !Array.isArray(value), 'must be an object'),
-      ),
+      properties: v.optional(v.custom<object>(isRecord, 'must be an object')),
       required: v.optional(v.array(v.string(), 'must be an array of strings')),
     },
     'must be a JSON Schema object',
