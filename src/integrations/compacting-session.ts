@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Compactor } from '../compaction/compactor-types.js';
 import { replacedItemId } from '../compaction/helpers/derived-item.js';
+import { ArtifactLedger } from '../compaction/ledger/artifact-ledger.js';
 import { ConfigError } from '../errors/config-error.js';
 import { ContextOverflowError } from '../errors/context-overflow-error.js';
 import { LoopkeeperError } from '../errors/loopkeeper-error.js';
@@ -62,6 +63,12 @@ export class CompactingSession<M> {
   readonly #givenTokens: TokenCounter | undefined;
   #tokens: Promise<TokenCounter> | undefined;
   #conversation: Conversation<M>;
+  /**
+   * The artifact trail of every message followed (files, commands, errors, identifiers), folded
+   * as they come: every summary renders it, as the agent loop's session ledger, so facts older
+   * than the previous summary are not left to that summary's folded lines.
+   */
+  #ledger = new ArtifactLedger();
   #runId: string | undefined;
   #runStart = 0;
   #overheadTokens: number;
@@ -179,10 +186,12 @@ export class CompactingSession<M> {
         );
       }
       this.#conversation = this.#newConversation();
+      this.#ledger = new ArtifactLedger();
       this.#lastRequest = undefined;
     }
     const usage = this.#usageEvents(step);
     const items = this.#conversation.append(messages);
+    this.#ledger.append(items);
     await this.#recorder?.append([
       ...usage,
       ...(items.length === 0
@@ -240,6 +249,7 @@ export class CompactingSession<M> {
                   reason: 'threshold',
                   decision,
                   signal: new AbortController().signal,
+                  ledger: this.#ledger,
                 },
                 originalOf: (id) => conversation.original(id),
                 stepNumber,
