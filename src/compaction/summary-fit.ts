@@ -135,7 +135,8 @@ function allowances(
  * lists several facts keeps those at its head that fit); the goal's first line (the user's
  * first request) keeps its head and tail with a note that the log keeps it whole. A text cut
  * before is cut around its note, never through it. A summary with no fact at all is the six
- * headings alone.
+ * headings alone. When even the least of every section is over `maxTokens`, the sections left
+ * with only their cut note go too.
  *
  * @example
  * ```ts
@@ -219,8 +220,39 @@ export function fitSummaryText({ text, maxTokens, tokens }: FitSummaryOptions): 
       if (best !== undefined && available <= fits) break;
     }
   }
-  const fitted = best ?? cutToAllowances(original, allowances(needs, 0), sizeOf, tokens);
+  const fitted =
+    best ??
+    withoutNoteOnlySections(
+      cutToAllowances(original, allowances(needs, 0), sizeOf, tokens),
+      maxTokens,
+      tokens,
+    );
   return { text: fitted.text, cut: fitted.cut, goalShortened: fitted.goalShortened };
+}
+
+/** A section's body that is only the note of its cut lines. */
+const noteOnlyBody = /^- \(\d+ lines? cut(?:; the session log has them all)?\)$/;
+
+/**
+ * The last resort of a fit that is still over `maxTokens` at its least: the sections left with
+ * only the note of their cut lines go, heading and note, so the summary is the goal and
+ * whatever facts it kept (the log has everything cut).
+ */
+function withoutNoteOnlySections(
+  fitted: FittedSummary,
+  maxTokens: number,
+  tokens: TokenCounter,
+): FittedSummary {
+  if (tokens.countText(fitted.text) <= maxTokens) return fitted;
+  const sections = parseSummarySections(fitted.text);
+  const kept: Sections = new Map();
+  for (const name of SUMMARY_SECTIONS) {
+    const body = sections[name]?.trim();
+    if (body !== undefined && body !== '' && !noteOnlyBody.test(body)) {
+      kept.set(name, body.split('\n'));
+    }
+  }
+  return { ...fitted, text: render(kept) };
 }
 
 /**

@@ -321,6 +321,50 @@ describe('summarizeOlder', () => {
     expect(checked).toBeGreaterThan(0);
   });
 
+  it('lands a default-sized summary at or under the headroom line whenever the room under it holds one', async () => {
+    // Many older turns full of facts: the artifact trail asks for the room up to the line.
+    const older: Item[] = Array.from({ length: 30 }, (_, index): Item[] => [
+      {
+        kind: 'user',
+        id: `u${index}`,
+        content: `Fix src/pkg/mod_${index}.py for order ORD-${7100 + index} (ticket T-${index}9).`,
+      },
+      {
+        kind: 'assistant',
+        id: `a${index}`,
+        text: `Fixed src/pkg/mod_${index}.py: ValueError: total ${index} was negative.`,
+      },
+    ]).flat();
+    const transcript: Item[] = [
+      ...older,
+      { kind: 'user', id: 'u-latest', content: 'Now check src/final.py for order ORD-9999.' },
+      // A long newest answer: the kept part leaves the summary little room under the line.
+      {
+        kind: 'assistant',
+        id: 'a-latest',
+        text: 'Checked src/final.py: order ORD-9999 is fine. '.repeat(6),
+      },
+    ];
+    const frame = tokens.countItem(createSummaryItem(''));
+    let checked = 0;
+    for (let targetTokens = 150; targetTokens <= 900; targetTokens += 3) {
+      const maxTokens = Math.floor(targetTokens * 1.4);
+      const headroom = maxTokens - Math.floor((maxTokens - targetTokens) / 2);
+      const result = await summarizeOlder().apply(
+        { transcript, reason: 'threshold', budget: { maxTokens, targetTokens } },
+        context(tokens, extractiveSummarizer()),
+      );
+      if (result.transcript === transcript) continue;
+      const room = headroom - tokens.count(result.transcript.slice(1)) - frame;
+      if (room < 48) continue;
+      checked += 1;
+      expect(tokens.count(result.transcript), `target ${targetTokens}`).toBeLessThanOrEqual(
+        headroom,
+      );
+    }
+    expect(checked).toBeGreaterThan(100);
+  });
+
   it('in a single-turn run, whose goal is the kept request, fits a summary of a heading and a line under the headroom line', async () => {
     // One request, then steps of tool calls: the summary carries no goal, only the trail.
     const steps: Item[] = Array.from({ length: 10 }, (_, index): Item[] => [

@@ -227,22 +227,35 @@ export function summarizeOlder({
       const tokensBefore = requestTokensOf(request, tokens);
       const keptTokens = tokens.count(kept);
       const replaced = tokensBefore - keptTokens;
+      const carriesGoal = goal !== undefined && goal !== '';
       const fitTokens = Math.min(
-        maxSummaryTokens ??
-          summaryRoom(budget, summaryCap, keptTokens, tokens, goal !== undefined && goal !== ''),
+        maxSummaryTokens ?? summaryRoom(budget, summaryCap, keptTokens, tokens, carriesGoal),
         Math.max(MIN_SUMMARY_TOKENS, replaced - tokens.countItem(createSummaryItem('')) - 1),
       );
-      const fitted = trail.fitted({
-        text: summary,
-        ledger,
-        itemsLedger,
-        items: originalItems,
-        maxTokens: fitTokens,
-        tokens,
-        kept,
-      });
-
-      const summaryItem = createSummaryItem(fitted.text);
+      const fitTo = (maxTokens: number) =>
+        trail.fitted({
+          text: summary,
+          ledger,
+          itemsLedger,
+          items: originalItems,
+          maxTokens,
+          tokens,
+          kept,
+        });
+      let fitted = fitTo(fitTokens);
+      let summaryItem = createSummaryItem(fitted.text);
+      // The item can count a token or two more than its frame and its text apart (where they
+      // join): a default-sized summary that lands that much above the headroom line is fitted
+      // again, by what it overshot, while that leaves it the least it can say.
+      const over = tokens.countItem(summaryItem) + keptTokens - headroomLine(budget);
+      if (
+        maxSummaryTokens === undefined &&
+        over > 0 &&
+        fitTokens - over >= leastUnderHeadroom(carriesGoal)
+      ) {
+        fitted = fitTo(fitTokens - over);
+        summaryItem = createSummaryItem(fitted.text);
+      }
       const output: Item[] = [summaryItem, ...kept];
       const tokensAfter = tokens.count(output);
       if (tokensAfter >= tokensBefore) {
