@@ -224,6 +224,35 @@ describe('the trail in a summary', () => {
     expect(partial).toContain('- AUTHORS.rst');
   });
 
+  it('leaves out the backend\'s call lines the trail shows, and a "Calls made" heading left with none after it', () => {
+    const ledger = new ArtifactLedger();
+    ledger.append(work);
+    const text = [
+      '## Goal\n- Fix the rounding.',
+      [
+        '## Progress',
+        '- Earlier: 3 tool calls (bash ×3); 0 failed.',
+        '- Earlier: Calls made:',
+        '- Earlier: bash: `git log -1`',
+        '- Earlier: Calls made (the last 2 of 9 distinct):',
+        '- 2 tool calls (bash ×2); 0 failed.',
+        '- Calls made:',
+        '- bash: `python reproduce.py`',
+      ].join('\n'),
+    ].join('\n\n');
+    const progress =
+      withArtifactTrail({ text, ledger, maxTokens: 400, tokens, complete: true })
+        .split('## Progress\n')[1]
+        ?.split('\n\n')[0] ?? '';
+    expect(progress.split('\n')).toEqual([
+      '- Earlier: 3 tool calls (bash ×3); 0 failed.',
+      // Its call is one the trail does not show, so the heading stays with it.
+      '- Earlier: Calls made:',
+      '- Earlier: bash: `git log -1`',
+      '- 2 tool calls (bash ×2); 0 failed.',
+    ]);
+  });
+
   it('raises the summary cap to what the trail needs, up to the whole target', () => {
     const ledger = new ArtifactLedger();
     const items: Item[] = [{ kind: 'user', id: 'u', content: 'Fix it.' }];

@@ -25,6 +25,11 @@ export interface WithArtifactTrailOptions {
 const trailLinePattern =
   /^- (?:(?:created|edited|read|used|mentioned): .+|\$ .+ → (?:ok|failed|pending) \(step \d+.*\)|(?:step \d+(?:, fixed later)?|fixed later): .+|ids: .+|\(\d+ lines? cut.*\))$/;
 
+/** A call line of the extractive backend's progress, as written or folded: ``bash: `ls -la` ``. */
+const callLinePattern = /^(?:Earlier: )?[\w.-]+: `(.+)`$/;
+/** The heading of its list of calls, as written or folded from an earlier summary. */
+const callsHeadingPattern = /^(?:Earlier: )?Calls made\b[^:]*:$/;
+
 const flat = (line: string): string =>
   line
     .replace(/^\s*[-*+]\s+/, '')
@@ -80,11 +85,16 @@ export function withArtifactTrail({
       .filter((id) => id !== '' && !shownIds.has(id));
     return left.length === 0 ? [] : [`- Identifiers: ${left.join(', ')}`];
   });
-  // A call line of the backend's progress whose command the trail shows says nothing more.
-  const progress = (sections.Progress ?? '').split('\n').filter((line) => {
-    const command = /^[\w.-]+: `(.+)`$/.exec(flat(line))?.[1];
+  // A call line of the backend's progress whose command the trail shows says nothing more;
+  // a "Calls made" heading left with no call line after it goes with them.
+  const calls = (sections.Progress ?? '').split('\n').filter((line) => {
+    const command = callLinePattern.exec(flat(line))?.[1];
     return command === undefined || !shownText.includes(command.replace(/…$/, ''));
   });
+  const progress = calls.filter(
+    (line, index) =>
+      !callsHeadingPattern.test(flat(line)) || callLinePattern.test(flat(calls[index + 1] ?? '')),
+  );
   // With the whole session's ledger, an error line of the backend the trail does not show ranks
   // below the trail's own when the trail ran out of room: its room goes to those.
   const errors = (sections['Errors seen'] ?? '')
