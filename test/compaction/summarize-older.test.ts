@@ -278,6 +278,36 @@ describe('summarizeOlder', () => {
     expect(result.transcript.map((item) => item.id).slice(1)).toEqual(['notes', 'u2', 'a2']);
   });
 
+  /**
+   * `summarizeOlder()` with the extractive backend on `transcript` at every target of `targets`
+   * (the line 1.4 times the target): each compacted result with its headroom line and the room
+   * that was left under it for the summary's text.
+   */
+  async function underHeadroom(
+    transcript: readonly Item[],
+    targets: { readonly from: number; readonly to: number; readonly step: number },
+  ) {
+    const frame = tokens.countItem(createSummaryItem(''));
+    const results: { target: number; output: readonly Item[]; headroom: number; room: number }[] =
+      [];
+    for (
+      let targetTokens = targets.from;
+      targetTokens <= targets.to;
+      targetTokens += targets.step
+    ) {
+      const maxTokens = Math.floor(targetTokens * 1.4);
+      const headroom = maxTokens - Math.floor((maxTokens - targetTokens) / 2);
+      const result = await summarizeOlder().apply(
+        { transcript, reason: 'threshold', budget: { maxTokens, targetTokens } },
+        context(tokens, extractiveSummarizer()),
+      );
+      if (result.transcript === transcript) continue;
+      const room = headroom - tokens.count(result.transcript.slice(1)) - frame;
+      results.push({ target: targetTokens, output: result.transcript, headroom, room });
+    }
+    return results;
+  }
+
   it('on a small budget, fits the summary under the headroom line rather than at the floor above it', async () => {
     // Older turns full of facts, then a latest request and its newest exchange.
     const older: Item[] = Array.from({ length: 12 }, (_, index): Item[] => [
@@ -297,28 +327,16 @@ describe('summarizeOlder', () => {
       { kind: 'user', id: 'u-latest', content: 'Now check src/final.py for order ORD-9999.' },
       { kind: 'assistant', id: 'a-latest', text: 'Checked src/final.py: order ORD-9999 is fine.' },
     ];
-    const frame = tokens.countItem(createSummaryItem(''));
-    let checked = 0;
     // Budgets where the room under the headroom line (half-way between the target and the line)
     // is below the 80-token floor but still room for a heading and a line or two.
-    for (let targetTokens = 120; targetTokens <= 400; targetTokens += 4) {
-      const maxTokens = Math.floor(targetTokens * 1.4);
-      const headroom = maxTokens - Math.floor((maxTokens - targetTokens) / 2);
-      const result = await summarizeOlder().apply(
-        { transcript, reason: 'threshold', budget: { maxTokens, targetTokens } },
-        context(tokens, extractiveSummarizer()),
-      );
-      if (result.transcript === transcript) continue;
-      const kept = result.transcript.slice(1);
-      const room = headroom - tokens.count(kept) - frame;
-      if (room < 48 || room >= 80) continue;
-      checked += 1;
-      expect(validateTranscript(result.transcript)).toEqual([]);
-      expect(tokens.count(result.transcript), `target ${targetTokens}`).toBeLessThanOrEqual(
-        headroom,
-      );
+    const narrow = (await underHeadroom(transcript, { from: 120, to: 400, step: 4 })).filter(
+      ({ room }) => room >= 48 && room < 80,
+    );
+    expect(narrow.length).toBeGreaterThan(0);
+    for (const { target, output, headroom } of narrow) {
+      expect(validateTranscript(output)).toEqual([]);
+      expect(tokens.count(output), `target ${target}`).toBeLessThanOrEqual(headroom);
     }
-    expect(checked).toBeGreaterThan(0);
   });
 
   it('lands a default-sized summary at or under the headroom line whenever the room under it holds one', async () => {
@@ -345,24 +363,13 @@ describe('summarizeOlder', () => {
         text: 'Checked src/final.py: order ORD-9999 is fine. '.repeat(6),
       },
     ];
-    const frame = tokens.countItem(createSummaryItem(''));
-    let checked = 0;
-    for (let targetTokens = 150; targetTokens <= 900; targetTokens += 3) {
-      const maxTokens = Math.floor(targetTokens * 1.4);
-      const headroom = maxTokens - Math.floor((maxTokens - targetTokens) / 2);
-      const result = await summarizeOlder().apply(
-        { transcript, reason: 'threshold', budget: { maxTokens, targetTokens } },
-        context(tokens, extractiveSummarizer()),
-      );
-      if (result.transcript === transcript) continue;
-      const room = headroom - tokens.count(result.transcript.slice(1)) - frame;
-      if (room < 48) continue;
-      checked += 1;
-      expect(tokens.count(result.transcript), `target ${targetTokens}`).toBeLessThanOrEqual(
-        headroom,
-      );
+    const roomy = (await underHeadroom(transcript, { from: 150, to: 900, step: 3 })).filter(
+      ({ room }) => room >= 48,
+    );
+    expect(roomy.length).toBeGreaterThan(100);
+    for (const { target, output, headroom } of roomy) {
+      expect(tokens.count(output), `target ${target}`).toBeLessThanOrEqual(headroom);
     }
-    expect(checked).toBeGreaterThan(100);
   });
 
   it('in a single-turn run, whose goal is the kept request, fits a summary of a heading and a line under the headroom line', async () => {
@@ -388,27 +395,16 @@ describe('summarizeOlder', () => {
       { kind: 'user', id: 'u1', content: 'Find why src/mod9.py rounds totals down.' },
       ...steps,
     ];
-    const frame = tokens.countItem(createSummaryItem(''));
-    let narrow = 0;
-    for (let targetTokens = 60; targetTokens <= 300; targetTokens += 2) {
-      const maxTokens = Math.floor(targetTokens * 1.4);
-      const headroom = maxTokens - Math.floor((maxTokens - targetTokens) / 2);
-      const result = await summarizeOlder().apply(
-        { transcript, reason: 'threshold', budget: { maxTokens, targetTokens } },
-        context(tokens, extractiveSummarizer()),
-      );
-      if (result.transcript === transcript) continue;
-      const room = headroom - tokens.count(result.transcript.slice(1)) - frame;
-      // Below 48 tokens of room: too little for a goal, enough for a heading and a line.
-      if (room < 24 || room >= 48) continue;
-      narrow += 1;
-      expect(result.transcript[1]?.id).toBe('u1');
-      expect(validateTranscript(result.transcript)).toEqual([]);
-      expect(tokens.count(result.transcript), `target ${targetTokens}`).toBeLessThanOrEqual(
-        headroom,
-      );
+    // Below 48 tokens of room: too little for a goal, enough for a heading and a line.
+    const narrow = (await underHeadroom(transcript, { from: 60, to: 300, step: 2 })).filter(
+      ({ room }) => room >= 24 && room < 48,
+    );
+    expect(narrow.length).toBeGreaterThan(0);
+    for (const { target, output, headroom } of narrow) {
+      expect(output[1]?.id).toBe('u1');
+      expect(validateTranscript(output)).toEqual([]);
+      expect(tokens.count(output), `target ${target}`).toBeLessThanOrEqual(headroom);
     }
-    expect(narrow).toBeGreaterThan(0);
   });
 
   it('leaves a transcript alone when everything fits in the kept tail', async () => {
