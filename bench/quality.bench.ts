@@ -2,7 +2,8 @@
  * Compaction quality: every bundled transcript replayed through the real loop with the default
  * compactor, at trigger lines holding 30% and 15% of the transcript, once per summary backend.
  * Reports what the work kept (goal, paths, error lines, identifiers of the dropped part still
- * visible to the model), how often each tier ran, and whether every turn completed.
+ * visible to the model, in the final request and at worst at any request after the first
+ * compaction), how often each tier ran, and whether every turn completed.
  *
  * `npx tsx bench/quality.bench.ts` prints the tables; `--write` also writes docs/quality.md.
  * The extractive backend is the offline reference; `none` (no backend: structural tier and
@@ -25,6 +26,7 @@ import type { CompactionBackend } from '../src/compaction/types.js';
 import {
   type CompactionQualityReport,
   type FactRecall,
+  type LowestRecall,
   measureCompactionQuality,
 } from '../src/testing/quality/measure-compaction-quality.js';
 import { createTokenCounter } from '../src/tokens/create-token-counter.js';
@@ -92,13 +94,58 @@ function sum(
 
 function table(reports: readonly CompactionQualityReport[]): string {
   const header =
-    '| transcript | line (share) | turns completed | requests | compactions (summary) | emergency prunes (forced) | reduction | goal kept | paths | error lines | identifiers | dropped facts need / room / after the floor / under headroom | invalid requests |';
-  const rule = `|${' --- |'.repeat(13)}`;
+    '| transcript | line (share) | turns completed | requests | compactions (summary) | emergency prunes (forced) | reduction | goal kept | paths | error lines | identifiers | dropped facts need / room / after the floor / under headroom | invalid requests | lowest at a request: paths / error lines / identifiers |';
+  const rule = `|${' --- |'.repeat(14)}`;
   const rows = reports.map((report) => {
     const lineShare = report.line / report.transcriptTokens;
-    return `| ${report.name} | ${report.line} (${percent(lineShare)}) | ${report.turnsCompleted}/${report.turns} | ${report.requests} | ${report.compactions} (${report.summaries}) | ${prunes(report)} | ${percent(report.reduction)} | ${report.goalKept ? 'yes' : 'no'} | ${share(report.paths)} | ${share(report.errorLines)} | ${share(report.identifiers)} | ${report.droppedFactTokens} / ${room(report)} / ${report.roomAfterFloorTokens} / ${report.roomUnderHeadroomTokens ?? '–'} | ${report.invalidRequests} |`;
+    return `| ${report.name} | ${report.line} (${percent(lineShare)}) | ${report.turnsCompleted}/${report.turns} | ${report.requests} | ${report.compactions} (${report.summaries}) | ${prunes(report)} | ${percent(report.reduction)} | ${report.goalKept ? 'yes' : 'no'} | ${share(report.paths)} | ${share(report.errorLines)} | ${share(report.identifiers)} | ${report.droppedFactTokens} / ${room(report)} / ${report.roomAfterFloorTokens} / ${report.roomUnderHeadroomTokens ?? '–'} | ${report.invalidRequests} | ${lowestShares(report)} |`;
   });
   return [header, rule, ...rows].join('\n');
+}
+
+/** A lowest share at a request as a percent, '–' when no request dropped a fact of its kind. */
+function lowestShare(lowest: LowestRecall | undefined): string {
+  return lowest === undefined ? '–' : percent(ratio(lowest.visible, lowest.dropped));
+}
+
+/** The lowest share at any request after the first compaction, per kind: "90% / 100% / 85%". */
+function lowestShares(report: CompactionQualityReport): string {
+  const lowest = report.lowestAtRequest;
+  return lowest === undefined
+    ? 'not measured'
+    : [lowest.paths, lowest.errorLines, lowest.identifiers].map(lowestShare).join(' / ');
+}
+
+/**
+ * The replays whose lowest share at a request is under the bar's level for its kind (95% for
+ * paths and error lines, 90% for identifiers): an informative line, not a bar.
+ */
+function lowestUnderBar(reports: readonly CompactionQualityReport[]): string {
+  const kinds = [
+    ['paths', 'paths', 0.95],
+    ['errorLines', 'error lines', 0.95],
+    ['identifiers', 'identifiers', 0.9],
+  ] as const;
+  const under = reports.flatMap((report) => {
+    const lowest = report.lowestAtRequest;
+    if (lowest === undefined) return [];
+    const figures = kinds.flatMap(([kind, label, level]) => {
+      const at = lowest[kind];
+      return at === undefined || ratio(at.visible, at.dropped) >= level
+        ? []
+        : [
+            `${label} ${at.visible}/${at.dropped} at request ${at.request + 1} of ${report.requests}`,
+          ];
+    });
+    return figures.length === 0 ? [] : [`${replayName(report)} (${figures.join(', ')})`];
+  });
+  const measured = reports.some((report) => report.lowestAtRequest !== undefined);
+  const text = !measured
+    ? 'not measured by this driver'
+    : under.length === 0
+      ? 'none'
+      : under.join(', ');
+  return `- informative, not a bar: replays whose lowest share at any request after the first compaction is under the bar's level (95% paths and error lines, 90% identifiers): ${text}`;
 }
 
 /** Emergency prunes, with how many of them no compaction could have spared: "8 (6 forced)". */
@@ -219,7 +266,10 @@ function verdict(reports: readonly CompactionQualityReport[]): string {
     [`every turn completed${turnsMissed}`, turnsMissed === ''],
     ['every request protocol-valid', reports.every((report) => report.invalidRequests === 0)],
   ] as const;
-  return checks.map(([text, ok]) => `- ${ok ? 'met' : 'NOT met'}: ${text}`).join('\n');
+  return [
+    ...checks.map(([text, ok]) => `- ${ok ? 'met' : 'NOT met'}: ${text}`),
+    lowestUnderBar(reports),
+  ].join('\n');
 }
 
 const throughAiSdk = process.argv.includes('--ai-sdk');
@@ -308,6 +358,17 @@ them deterministically from the bundled ones:
   the final request (a long line: its first 160 characters).
 - The goal (the first user request) must be visible in every request after the first
   compaction.
+- The same recall is also taken at every request after the first compaction (a request that
+  does not extend the one before it), since a fact lost at some step and back by the end is
+  invisible to the final measure although the model worked without it at that step. At each
+  request the dropped part is the items the session had logged when the model was called (its
+  \`items-appended\` events up to then) that the request does not hold, matched by id as for the
+  final request: an output the tool-output cap replaced by a clipped copy counts as dropped, and
+  its clip note is what shows its facts. Its facts the request's own items do not hold are
+  checked against everything the request shows. "Lowest at a request" gives, per kind (paths /
+  error lines / identifiers), the lowest share over those requests (\`–\`: no request dropped
+  a fact of that kind). It is informative, not a bar: the last line under each backend names
+  the replays whose lowest share is under the bar's level for its kind, with the request.
 - Columns: \`reduction\` is 1 − tokens of the last request ÷ tokens of everything logged;
   paths, error lines and identifiers are "still visible / dropped"; \`–\` means the dropped part
   had none. "Dropped facts need / room / after the floor / under headroom" sizes the task: the tokens it
@@ -342,7 +403,7 @@ them deterministically from the bundled ones:
 The goal kept in every replay; at least 95% of paths and error lines and 90% of identifiers of
 the dropped part still visible; emergency prunes at most a quarter of compactions; every turn
 completed; every request protocol-valid. Each backend's list below says which of these its run
-met.
+met; its last line, on the lowest share at any request, is informative and not part of the bar.
 
 ## Results
 
@@ -400,6 +461,17 @@ request and the newest exchange, and lands under its headroom line, can meet it.
   compaction ineffective and handed the step to the emergency prune. The lost paths are the
   demonstration's URLs and paths, mentioned only in the first request; its 63 identifiers are
   all kept.
+
+The lowest share at any request after the first compaction (informative, not a bar) is at
+the bar's level or above in every replay at 30% and 15% (the lowest, \`derived_errors-across-edits\`
+at 15%, 25 of 26 error lines, as at the end). At 8% five replays fall under it, most far below
+their final figures: rec003's identifiers 0 of 12 at request 30 of 31 (19 of 20 at the end: that
+request's summary, 110 tokens, had cut both its id lines, the final one, 271 tokens, lists
+them) and its error lines 0 of 1 at request 26 (3 of 3); \`derived_errors-across-edits\` error
+lines 0 of 13 at request 14 (4 of 26), paths 0 of 1 and identifiers 0 of 1 (3 of 6, 2 of 2);
+the marshmallow run paths 1 of 2 and identifiers 0 of 1 (5 of 5, 2 of 2); rec109 identifiers 1
+of 4 at request 13 (3 of 4); \`derived_demonstration-then-task\` paths 4 of 17 at request 7 (10
+of 20).
 
 What changed for the 8% line in the second pass (issue 29, 7 December 2026, session 31): the
 artifact trail may raise the summary's cap to the whole target (was three quarters; the kept

@@ -17,6 +17,7 @@ import { MemorySessionStore } from '../../src/log/memory-store.js';
 import {
   type CompactionQualityReport,
   type FactRecall,
+  lowestRequestRecall,
   QUALITY_INSTRUCTIONS,
 } from '../../src/testing/quality/measure-compaction-quality.js';
 import { observeFloors, roomAfterFloor } from '../../src/testing/quality/request-floor.js';
@@ -165,6 +166,10 @@ export async function measureAiSdkCompactionQuality({
     },
   });
   const requests: (readonly Item[])[] = [];
+  // What the store had logged when each request was made (prepareStep logs the new messages).
+  const loggedAt: (readonly Item[])[] = [];
+  const loggedSoFar: Item[] = [];
+  let seenSeq = 0;
   const conversation: ModelMessage[] = [];
   const failures: string[] = [];
   const userItems = recorded.filter((item) => item.kind === 'user');
@@ -180,6 +185,11 @@ export async function measureAiSdkCompactionQuality({
         prepareStep: async (input) => {
           const prepared = await prepareStep(input);
           requests.push([...prepareStep.history()]);
+          for await (const event of store.read(name, { fromSeq: seenSeq + 1 })) {
+            seenSeq = event.seq;
+            if (event.type === 'items-appended') loggedSoFar.push(...event.items);
+          }
+          loggedAt.push([...loggedSoFar]);
           return prepared;
         },
         onFinish: prepareStep.onFinish,
@@ -249,6 +259,13 @@ export async function measureAiSdkCompactionQuality({
     paths: recall(facts.paths, visible),
     errorLines: recall(facts.errorLines, visible),
     identifiers: recall(facts.identifiers, visible),
+    lowestAtRequest: lowestRequestRecall(
+      requests.map((items, index) => ({
+        instructions: QUALITY_INSTRUCTIONS,
+        items,
+        logged: loggedAt[index] ?? [],
+      })),
+    ),
     invalidRequests,
     overheadTokens,
     ...roomAfterFloor({

@@ -58,6 +58,8 @@ export {
   type CompactionQualityOptions,
   type CompactionQualityReport,
   type FactRecall,
+  type LowestRecall,
+  type LowestRequestRecall,
   measureCompactionQuality,
   QUALITY_INSTRUCTIONS,
 } from './quality/measure-compaction-quality.js';

@@ -43,6 +43,26 @@ export interface FactRecall {
   readonly lost: readonly string[];
 }
 
+/** The request where one kind of fact had its lowest share still visible. */
+export interface LowestRecall {
+  /** The request's index among every request of the replay (0 is the first). */
+  readonly request: number;
+  /** Facts of that kind in the dropped part at that request. */
+  readonly dropped: number;
+  /** How many of them that request showed. */
+  readonly visible: number;
+}
+
+/**
+ * Per kind of fact, the request after the first compaction whose dropped part had the lowest
+ * share of that kind still visible; undefined for a kind no such request dropped any of.
+ */
+export interface LowestRequestRecall {
+  readonly paths: LowestRecall | undefined;
+  readonly errorLines: LowestRecall | undefined;
+  readonly identifiers: LowestRecall | undefined;
+}
+
 export interface CompactionQualityReport {
   readonly name: string;
   readonly line: number;
@@ -74,6 +94,16 @@ export interface CompactionQualityReport {
   readonly paths: FactRecall;
   readonly errorLines: FactRecall;
   readonly identifiers: FactRecall;
+  /**
+   * The same recall taken at every request after the first compaction rather than only the
+   * final one: at each, the dropped part is what the session had logged when the request was
+   * made and the request does not hold (matched by id, as for the final request; an output the
+   * tool-output cap replaced by a clipped copy is dropped, its clip note shows what it keeps),
+   * and its facts are checked against that request. Per kind, the request with the lowest share.
+   * A fact lost at some step and back by the end counts here and not in `paths`, `errorLines`
+   * or `identifiers`. Undefined when the driver does not measure it.
+   */
+  readonly lowestAtRequest: LowestRequestRecall | undefined;
   /** Requests that were not protocol-valid (should always be 0). */
   readonly invalidRequests: number;
   /**
@@ -137,12 +167,80 @@ function factsOnlyIn(dropped: WorkFacts, kept: WorkFacts): WorkFacts {
   };
 }
 
+/** Whether `a` is a lower share than `b` (exact: cross-multiplied). */
+function lower(a: LowestRecall, b: LowestRecall | undefined): boolean {
+  return b === undefined || a.visible * b.dropped < b.visible * a.dropped;
+}
+
+/**
+ * Per kind of fact, the lowest share of the dropped part still visible at any request after the
+ * first compaction (a request that does not extend the previous one). At each, the dropped part
+ * is the items logged before the request was made that it does not hold (by id), its facts those
+ * the request's own items do not hold, checked against everything the request shows.
+ */
+export function lowestRequestRecall(
+  requests: readonly {
+    readonly instructions: string | undefined;
+    readonly items: readonly Item[];
+    readonly logged: readonly Item[];
+  }[],
+): LowestRequestRecall {
+  // Facts per item, each item's read once: the dropped part grows with every request.
+  const cache = new Map<Item, WorkFacts>();
+  const factsOf = (items: readonly Item[]): WorkFacts => {
+    const paths = new Set<string>();
+    const errorLines = new Set<string>();
+    const identifiers = new Set<string>();
+    for (const item of items) {
+      let facts = cache.get(item);
+      if (facts === undefined) {
+        facts = workFactsOf([item]);
+        cache.set(item, facts);
+      }
+      for (const fact of facts.paths) paths.add(fact);
+      for (const fact of facts.errorLines) errorLines.add(fact);
+      for (const fact of facts.identifiers) identifiers.add(fact);
+    }
+    return { paths: [...paths], errorLines: [...errorLines], identifiers: [...identifiers] };
+  };
+  const lowest: { -readonly [K in keyof LowestRequestRecall]: LowestRequestRecall[K] } = {
+    paths: undefined,
+    errorLines: undefined,
+    identifiers: undefined,
+  };
+  let compactedYet = false;
+  let previous: readonly Item[] = [];
+  requests.forEach((request, index) => {
+    const { items } = request;
+    if (!previous.every((item, at) => items[at] === item)) compactedYet = true;
+    previous = items;
+    if (!compactedYet) return;
+    const ids = new Set(items.map((item) => item.id));
+    const dropped = request.logged.filter((item) => !ids.has(item.id));
+    if (dropped.length === 0) return;
+    const facts = factsOnlyIn(factsOf(dropped), factsOf(items));
+    const visible = visibleText(request.instructions, items);
+    for (const kind of ['paths', 'errorLines', 'identifiers'] as const) {
+      const kindFacts = facts[kind];
+      if (kindFacts.length === 0) continue;
+      const seen: LowestRecall = {
+        request: index,
+        dropped: kindFacts.length,
+        visible: kindFacts.filter((fact) => isVisible(fact, visible)).length,
+      };
+      if (lower(seen, lowest[kind])) lowest[kind] = seen;
+    }
+  });
+  return lowest;
+}
+
 /**
  * Replays one recorded transcript through the real loop (scripted model answering as
  * recorded, replay tools giving the recorded outputs, a memory store) with a compactor whose
  * trigger line is `line`, and measures what the work kept: compactions by tier, emergency
  * prunes, whether every turn completed, and which goal, paths, error lines and identifiers
- * of the items no longer in the final request the model can still see. Every request is
+ * of the items no longer in the final request the model can still see, and the lowest share of
+ * them seen at any request after the first compaction. Every request is
  * checked for protocol validity. Beside them it measures what no compaction could change: the
  * emergency prunes that were forced (a step's floor, what every tier keeps, above its headroom
  * line) and the room the final request leaves for the dropped facts after its floor.
@@ -261,6 +359,7 @@ export async function measureCompactionQuality({
     paths: recall(facts.paths, visible),
     errorLines: recall(facts.errorLines, visible),
     identifiers: recall(facts.identifiers, visible),
+    lowestAtRequest: lowestRequestRecall(requests),
     invalidRequests,
     overheadTokens,
     ...roomAfterFloor({

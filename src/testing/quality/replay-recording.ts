@@ -50,6 +50,11 @@ export interface ReplayedRequest {
   readonly instructions: string | undefined;
   readonly tools: readonly ToolSpec[];
   readonly items: readonly Item[];
+  /**
+   * Every item the session had logged when the request was made (its `items-appended` events
+   * up to then, in order). The items of it not in `items` are the dropped part at this request.
+   */
+  readonly logged: readonly Item[];
 }
 
 export interface ReplayedRecording {
@@ -65,7 +70,7 @@ export interface ReplayedRecording {
  * Replays one recorded conversation through the real loop: a scripted model answering as
  * recorded, replay tools giving the recorded outputs, a memory store, and `compactor` if given.
  * Every request is copied as the model received it (the loop hands over its live history, which
- * grows in place).
+ * grows in place), with the items the session had logged by then.
  *
  * @example
  * ```ts
@@ -95,13 +100,26 @@ export async function replayRecording({
   const plan = buildReplayPlan({ recordings: [{ name: 'replay', items: recorded }] });
   const scripted = new ScriptedModel({ turns: plan.answers, tokens, model: 'recorded-replay' });
   const requests: ReplayedRequest[] = [];
+  const store = new MemorySessionStore();
+  // The adapter is built before the loop: the session id is set once the loop exists.
+  let sessionId: string | undefined;
+  const logged: Item[] = [];
+  let seenSeq = 0;
   const model: ModelAdapter = {
     name: scripted.name,
-    generate(request) {
+    async generate(request) {
+      const items = [...request.transcript];
+      if (sessionId !== undefined) {
+        for await (const event of store.read(sessionId, { fromSeq: seenSeq + 1 })) {
+          seenSeq = event.seq;
+          if (event.type === 'items-appended') logged.push(...event.items);
+        }
+      }
       requests.push({
         instructions: request.instructions,
         tools: request.tools,
-        items: [...request.transcript],
+        items,
+        logged: [...logged],
       });
       return scripted.generate(request);
     },
@@ -110,12 +128,13 @@ export async function replayRecording({
     model,
     tools: createReplayTools({ toolNames: plan.toolNames, outputs: plan.outputs }),
     instructions,
-    store: new MemorySessionStore(),
+    store,
     tokens,
     maxStepsPerRun: 1_000,
     ...(compactor === undefined ? {} : { compactor }),
     ...(mutators === undefined ? {} : { mutators }),
   });
+  sessionId = loop.session.sessionId;
   if (onTelemetry !== undefined) loop.on('*', onTelemetry);
   loop.start();
   const turns: TurnResult[] = [];
