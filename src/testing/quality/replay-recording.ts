@@ -115,11 +115,16 @@ export async function replayRecording({
           if (event.type === 'items-appended') logged.push(...event.items);
         }
       }
+      // What was logged by now is a prefix of one shared list: a request keeps its length and
+      // copies it only when asked, so a long replay holds the log once, not once per request.
+      const loggedCount = logged.length;
       requests.push({
         instructions: request.instructions,
         tools: request.tools,
         items,
-        logged: [...logged],
+        get logged() {
+          return logged.slice(0, loggedCount);
+        },
       });
       return scripted.generate(request);
     },
