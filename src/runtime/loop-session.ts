@@ -9,7 +9,7 @@ import { isIndexedSessionStore, type SessionStore } from '../log/store.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter, TokenEncoding } from '../tokens/types.js';
 import { upperBoundTokens } from '../tokens/upper-bound-tokens.js';
-import { checkItem } from '../transcript/check-item.js';
+import { checkItem, rememberCheckedItem } from '../transcript/check-item.js';
 import { wellFormedValue } from '../transcript/code-points.js';
 import type { Item } from '../transcript/types.js';
 import { describeThrownText } from '../vocabulary/index.js';
@@ -500,6 +500,9 @@ export class LoopSession {
         this.#logRun(event.runId);
       }
       if (event.type === 'items-appended') {
+        // The log's copies of items checked before the append: the token counter and later
+        // checks need not run the schema over them again.
+        for (const item of event.items) rememberCheckedItem(item);
         this.#tracker.observe(event.items);
         this.#ledger.append(event.items);
       }
