@@ -9,51 +9,19 @@ import { generateText, jsonSchema, type ModelMessage, stepCountIs, type ToolSet,
 import { MockLanguageModelV3 } from 'ai/test';
 import { compactionPrepareStep } from '../../src/ai-sdk/index.js';
 import { createCompactor } from '../../src/compaction/compactor.js';
-import { isSummaryItem } from '../../src/compaction/summary.js';
 import { contextWindowTrigger } from '../../src/compaction/triggers/context-window-trigger.js';
 import type { CompactionBackend } from '../../src/compaction/types.js';
-import type { SessionEvent } from '../../src/log/events.js';
 import { MemorySessionStore } from '../../src/log/memory-store.js';
 import {
   type CompactionQualityReport,
-  type FactRecall,
-  lowestRequestRecall,
   QUALITY_INSTRUCTIONS,
+  replayFigures,
 } from '../../src/testing/quality/measure-compaction-quality.js';
-import { observeFloors, roomAfterFloor } from '../../src/testing/quality/request-floor.js';
+import { observeFloors } from '../../src/testing/quality/request-floor.js';
 import { windowForLine } from '../../src/testing/quality/window-for-line.js';
-import {
-  isVisible,
-  visibleText,
-  type WorkFacts,
-  workFactsOf,
-} from '../../src/testing/quality/work-facts.js';
 import type { TokenCounter } from '../../src/tokens/types.js';
 import { fromChatMessages } from '../../src/transcript/from-chat-messages.js';
 import type { AssistantItem, Item } from '../../src/transcript/types.js';
-import { validateTranscript } from '../../src/transcript/validate-transcript.js';
-
-// recall and factsOnlyIn are re-stated from measure-compaction-quality.ts (not exported there).
-function recall(dropped: readonly string[], visible: string): FactRecall {
-  const lost = dropped.filter((fact) => !isVisible(fact, visible));
-  return {
-    dropped: dropped.length,
-    visible: dropped.length - lost.length,
-    lost: lost.slice(0, 20),
-  };
-}
-
-function factsOnlyIn(dropped: WorkFacts, kept: WorkFacts): WorkFacts {
-  const without = (facts: readonly string[], known: readonly string[]) => {
-    const set = new Set(known);
-    return facts.filter((fact) => !set.has(fact));
-  };
-  return {
-    paths: without(dropped.paths, kept.paths),
-    errorLines: without(dropped.errorLines, kept.errorLines),
-    identifiers: without(dropped.identifiers, kept.identifiers),
-  };
-}
 
 type LanguageModelV3Content = Awaited<
   ReturnType<MockLanguageModelV3['doGenerate']>
@@ -201,31 +169,10 @@ export async function measureAiSdkCompactionQuality({
     }
   }
 
-  const goal = recorded.find((item) => item.kind === 'user');
-  const goalText = goal === undefined ? '' : visibleText(undefined, [goal]);
-  let goalKept = true;
-  let compactedYet = false;
-  let invalidRequests = 0;
-  let maxRequestTokens = 0;
-  let previous: readonly Item[] = [];
-  for (const items of requests) {
-    if (validateTranscript(items).length > 0) invalidRequests += 1;
-    maxRequestTokens = Math.max(maxRequestTokens, tokens.count(items));
-    if (!previous.every((item, index) => items[index] === item)) compactedYet = true;
-    if (compactedYet && !isVisible(goalText, visibleText(QUALITY_INSTRUCTIONS, items))) {
-      goalKept = false;
-    }
-    previous = items;
-  }
-  const finalItems = requests.at(-1) ?? [];
-  const visible = visibleText(QUALITY_INSTRUCTIONS, finalItems);
-  const finalIds = new Set(finalItems.map((item) => item.id));
   const logged: Item[] = [];
-  const events: SessionEvent[] = [];
-  for await (const event of store.read(name)) events.push(event);
-  for (const event of events) if (event.type === 'items-appended') logged.push(...event.items);
-  const dropped = logged.filter((item) => !finalIds.has(item.id));
-  const facts = factsOnlyIn(workFactsOf(dropped), workFactsOf(finalItems));
+  for await (const event of store.read(name)) {
+    if (event.type === 'items-appended') logged.push(...event.items);
+  }
   // What every request carries before its messages: the instructions and the tools as the
   // model is given them (name, description, parameters).
   const overheadTokens =
@@ -253,31 +200,18 @@ export async function measureAiSdkCompactionQuality({
     summaries,
     emergencyPrunes,
     forcedEmergencyPrunes,
-    maxRequestTokens,
-    reduction: logged.length === 0 ? 0 : 1 - tokens.count(finalItems) / tokens.count(logged),
-    goalKept,
-    paths: recall(facts.paths, visible),
-    errorLines: recall(facts.errorLines, visible),
-    identifiers: recall(facts.identifiers, visible),
-    lowestAtRequest: lowestRequestRecall(
-      requests.map((items, index) => ({
+    ...replayFigures({
+      requests: requests.map((items, index) => ({
         instructions: QUALITY_INSTRUCTIONS,
         items,
         logged: loggedAt[index] ?? [],
       })),
-    ),
-    invalidRequests,
-    overheadTokens,
-    ...roomAfterFloor({
-      finalItems,
-      dropped,
-      facts,
-      goalText,
+      logged,
+      goal: recorded.find((item) => item.kind === 'user'),
       line,
       overheadTokens,
       tokens,
       lastStep: floors.latestStep(),
     }),
-    finalSummary: finalItems.find(isSummaryItem)?.text,
   };
 }

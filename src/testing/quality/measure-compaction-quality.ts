@@ -8,7 +8,7 @@ import type { TokenCounter } from '../../tokens/types.js';
 import type { Item } from '../../transcript/types.js';
 import { validateTranscript } from '../../transcript/validate-transcript.js';
 import { QUALITY_INSTRUCTIONS, replayRecording } from './replay-recording.js';
-import { observeFloors, roomAfterFloor } from './request-floor.js';
+import { type FloorStep, observeFloors, roomAfterFloor } from './request-floor.js';
 import { windowForLine } from './window-for-line.js';
 import { isVisible, visibleText, type WorkFacts, workFactsOf } from './work-facts.js';
 
@@ -178,7 +178,7 @@ function lower(a: LowestRecall, b: LowestRecall | undefined): boolean {
  * is the items logged before the request was made that it does not hold (by id), its facts those
  * the request's own items do not hold, checked against everything the request shows.
  */
-export function lowestRequestRecall(
+function lowestRequestRecall(
   requests: readonly {
     readonly instructions: string | undefined;
     readonly items: readonly Item[];
@@ -232,6 +232,108 @@ export function lowestRequestRecall(
     }
   });
   return lowest;
+}
+
+/** A request as the replay drivers saw it: what the model read, and what was logged by then. */
+export interface SeenRequest {
+  readonly instructions: string | undefined;
+  readonly items: readonly Item[];
+  /** Every item the session had logged when the request was made. */
+  readonly logged: readonly Item[];
+}
+
+/** The report's figures that come from the requests and the log alone, whatever loop ran. */
+export type ReplayFigures = Pick<
+  CompactionQualityReport,
+  | 'maxRequestTokens'
+  | 'reduction'
+  | 'goalKept'
+  | 'paths'
+  | 'errorLines'
+  | 'identifiers'
+  | 'lowestAtRequest'
+  | 'invalidRequests'
+  | 'overheadTokens'
+  | 'droppedFactTokens'
+  | 'floorTokens'
+  | 'goalTokens'
+  | 'roomAfterFloorTokens'
+  | 'roomUnderHeadroomTokens'
+  | 'finalSummary'
+>;
+
+/**
+ * What a replay's requests and log show, for any driver (loopkeeper's loop, the AI SDK's): every
+ * request checked for protocol validity and, after the first compaction, for the goal; the
+ * facts of the items no longer in the final request (the dropped part) still visible in it,
+ * the lowest share at any request, and the room the final request and the last compaction step
+ * (`lastStep`) left for them.
+ */
+export function replayFigures({
+  requests,
+  logged,
+  goal,
+  line,
+  overheadTokens,
+  tokens,
+  lastStep,
+}: {
+  readonly requests: readonly SeenRequest[];
+  /** Everything the session logged, in order. */
+  readonly logged: readonly Item[];
+  /** The first user request of the recording. */
+  readonly goal: Item | undefined;
+  readonly line: number;
+  /** Tokens of what every request carries besides its items (instructions, tool schemas). */
+  readonly overheadTokens: number;
+  readonly tokens: TokenCounter;
+  readonly lastStep: FloorStep | undefined;
+}): ReplayFigures {
+  const goalText = goal === undefined ? '' : visibleText(undefined, [goal]);
+  let goalKept = true;
+  let compactedYet = false;
+  let invalidRequests = 0;
+  let maxRequestTokens = 0;
+  let previous: readonly Item[] = [];
+  for (const request of requests) {
+    const { items } = request;
+    if (validateTranscript(items).length > 0) invalidRequests += 1;
+    maxRequestTokens = Math.max(maxRequestTokens, tokens.count(items));
+    // A request that does not extend the previous one follows a compaction.
+    if (!previous.every((item, index) => items[index] === item)) compactedYet = true;
+    if (compactedYet && !isVisible(goalText, visibleText(request.instructions, items))) {
+      goalKept = false;
+    }
+    previous = items;
+  }
+  const last = requests.at(-1);
+  const finalItems = last?.items ?? [];
+  const visible = visibleText(last?.instructions, finalItems);
+  const finalIds = new Set(finalItems.map((item) => item.id));
+  const dropped = logged.filter((item) => !finalIds.has(item.id));
+  const facts = factsOnlyIn(workFactsOf(dropped), workFactsOf(finalItems));
+  return {
+    maxRequestTokens,
+    reduction: logged.length === 0 ? 0 : 1 - tokens.count(finalItems) / tokens.count(logged),
+    goalKept,
+    paths: recall(facts.paths, visible),
+    errorLines: recall(facts.errorLines, visible),
+    identifiers: recall(facts.identifiers, visible),
+    lowestAtRequest: lowestRequestRecall(requests),
+    invalidRequests,
+    overheadTokens,
+    ...roomAfterFloor({
+      finalItems,
+      dropped,
+      facts,
+      goalText,
+      line,
+      overheadTokens,
+      tokens,
+      lastStep,
+    }),
+    finalSummary: finalItems.find(isSummaryItem)?.text,
+  };
 }
 
 /**
@@ -307,35 +409,11 @@ export async function measureCompactionQuality({
     );
   const turnsCompleted = turns.length - failures.length;
 
-  const goal = recorded.find((item) => item.kind === 'user');
-  const goalText = goal === undefined ? '' : visibleText(undefined, [goal]);
-  let goalKept = true;
-  let compactedYet = false;
-  let invalidRequests = 0;
-  let maxRequestTokens = 0;
-  let previous: readonly Item[] = [];
-  for (const request of requests) {
-    const { items } = request;
-    if (validateTranscript(items).length > 0) invalidRequests += 1;
-    maxRequestTokens = Math.max(maxRequestTokens, tokens.count(items));
-    // A request that does not extend the previous one follows a compaction.
-    if (!previous.every((item, index) => items[index] === item)) compactedYet = true;
-    if (compactedYet && !isVisible(goalText, visibleText(request.instructions, items))) {
-      goalKept = false;
-    }
-    previous = items;
-  }
-
   const last = requests.at(-1);
-  const finalItems = last?.items ?? [];
-  const visible = visibleText(last?.instructions, finalItems);
-  const finalIds = new Set(finalItems.map((item) => item.id));
   const logged: Item[] = [];
   for await (const event of loop.session.store.read(loop.session.sessionId)) {
     if (event.type === 'items-appended') logged.push(...event.items);
   }
-  const dropped = logged.filter((item) => !finalIds.has(item.id));
-  const facts = factsOnlyIn(workFactsOf(dropped), workFactsOf(finalItems));
   const overheadTokens =
     last === undefined
       ? 0
@@ -353,25 +431,14 @@ export async function measureCompactionQuality({
     summaries,
     emergencyPrunes,
     forcedEmergencyPrunes,
-    maxRequestTokens,
-    reduction: logged.length === 0 ? 0 : 1 - tokens.count(finalItems) / tokens.count(logged),
-    goalKept,
-    paths: recall(facts.paths, visible),
-    errorLines: recall(facts.errorLines, visible),
-    identifiers: recall(facts.identifiers, visible),
-    lowestAtRequest: lowestRequestRecall(requests),
-    invalidRequests,
-    overheadTokens,
-    ...roomAfterFloor({
-      finalItems,
-      dropped,
-      facts,
-      goalText,
+    ...replayFigures({
+      requests,
+      logged,
+      goal: recorded.find((item) => item.kind === 'user'),
       line,
       overheadTokens,
       tokens,
       lastStep: floors.latestStep(),
     }),
-    finalSummary: finalItems.find(isSummaryItem)?.text,
   };
 }
