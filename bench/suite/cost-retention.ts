@@ -566,21 +566,7 @@ export async function costRetentionBench({
     rows.push([
       strategy.name,
       strategy.how,
-      formatCount(total.prompt),
-      formatPercent(total.cached / total.prompt),
-      ...total.billed.map(formatCount),
-      formatCount(total.breaks),
-      formatCount(total.overWindow),
-      formatPercent(neverSent / loggedTokens),
-      formatPercent(kept.goal),
-      formatPercent(kept.paths),
-      formatPercent(kept.errorLines),
-      formatPercent(kept.identifiers),
-      formatPercent(kept.outputLines),
-      `**${formatPercent(kept.overall)}**`,
-      total.billed
-        .map((billed, index) => formatRatio(billed / (keepingFloor[index] ?? Number.NaN)))
-        .join(' / '),
+      ...figureCells(total, neverSent / loggedTokens, kept, keepingFloor),
     ]);
   }
 
@@ -652,7 +638,6 @@ export async function costRetentionBench({
   };
 }
 
-/** Steps of the long session replayed at realistic windows: the first 500, as in section 3. */
 /** The columns both tables give for each strategy, after its name (and its window or how). */
 const FIGURE_COLUMNS = [
   'prompt tokens',
@@ -670,6 +655,36 @@ const FIGURE_COLUMNS = [
   'billed ÷ keeping floor (each price model)',
 ];
 
+/**
+ * The cells of FIGURE_COLUMNS for one strategy: its bill, the share of the logged tokens it
+ * never sent, what it kept and its bill against the keeping floor under each price model.
+ */
+function figureCells(
+  total: Bill,
+  neverSentShare: number,
+  kept: ReturnType<typeof averageRetention>,
+  keepingFloor: readonly number[],
+): string[] {
+  return [
+    formatCount(total.prompt),
+    formatPercent(total.cached / total.prompt),
+    ...total.billed.map(formatCount),
+    formatCount(total.breaks),
+    formatCount(total.overWindow),
+    formatPercent(neverSentShare),
+    formatPercent(kept.goal),
+    formatPercent(kept.paths),
+    formatPercent(kept.errorLines),
+    formatPercent(kept.identifiers),
+    formatPercent(kept.outputLines),
+    `**${formatPercent(kept.overall)}**`,
+    total.billed
+      .map((billed, index) => formatRatio(billed / (keepingFloor[index] ?? Number.NaN)))
+      .join(' / '),
+  ];
+}
+
+/** Steps of the long session replayed at realistic windows: the first 500, as in section 3. */
 export const LONG_STEPS = 500;
 /** Realistic context windows for the long session, in tokens. */
 export const LONG_WINDOWS = [32_000, 128_000] as const;
@@ -773,21 +788,12 @@ async function longSessionTable(counter: TokenCounter) {
       rows.push([
         formatCount(replay.window),
         strategy.name,
-        formatCount(total.prompt),
-        formatPercent(total.cached / total.prompt),
-        ...total.billed.map(formatCount),
-        formatCount(total.breaks),
-        formatCount(total.overWindow),
-        formatPercent(neverSentTokens(replay, requests, counter) / loggedTokens),
-        formatPercent(kept.goal),
-        formatPercent(kept.paths),
-        formatPercent(kept.errorLines),
-        formatPercent(kept.identifiers),
-        formatPercent(kept.outputLines),
-        `**${formatPercent(kept.overall)}**`,
-        total.billed
-          .map((billed, position) => formatRatio(billed / (keepingFloor[position] ?? Number.NaN)))
-          .join(' / '),
+        ...figureCells(
+          total,
+          neverSentTokens(replay, requests, counter) / loggedTokens,
+          kept,
+          keepingFloor,
+        ),
       ]);
     }
     const mean = (name: string) =>
