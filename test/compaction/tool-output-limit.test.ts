@@ -128,31 +128,13 @@ describe('toolOutputLimit', () => {
   });
 
   it('in the loop: the model reads the clipped copy, the log keeps the whole output', async () => {
-    const server = await startServer({
-      replies: [
-        {
-          toolCalls: [
-            { id: 'call_big', name: 'bash', arguments: { cmd: 'pytest' } },
-            { id: 'call_small', name: 'bash', arguments: { cmd: 'ls' } },
-          ],
-        },
-        { text: 'The test fails in fields.py.' },
+    const { toolMessages, events, telemetry, items } = await bashTurn(
+      [
+        { id: 'call_big', name: 'bash', arguments: { cmd: 'pytest' } },
+        { id: 'call_small', name: 'bash', arguments: { cmd: 'ls' } },
       ],
-    });
-    const store = new MemorySessionStore();
-    const loop = createAgentLoop({
-      model: openAIChatModel({ baseURL: server.url, apiKey: 'test-key', model: 'gpt-test' }),
-      tools: [bash],
-      store,
-      tokens,
-      mutators: [toolOutputLimit({ maxTokens: 300 })],
-    });
-    const telemetry = recordTelemetry(loop);
-    loop.start();
-    expect((await runTurn(loop, 'Why does the test fail?')).outcome).toBe('completed');
-
-    const messages = server.requests[1]?.body?.messages as { role: string; content?: string }[];
-    const toolMessages = messages.filter((message) => message.role === 'tool');
+      { mutators: [toolOutputLimit({ maxTokens: 300 })] },
+    );
     expect(toolMessages.map((message) => message.content?.length)).toEqual([
       expect.any(Number),
       'setup.py src tests'.length,
@@ -161,7 +143,6 @@ describe('toolOutputLimit', () => {
     expect(sent.length).toBeLessThan(bigOutput.length / 4);
     expect(sent).toContain('1 failed, 399 passed');
 
-    const events = await readSession(store, loop.session.sessionId);
     // The log holds the output whole, and a marker records the replacement.
     const logged = events.flatMap((event) => (event.type === 'items-appended' ? event.items : []));
     expect(logged.some((item) => item.kind === 'toolResult' && item.content === bigOutput)).toBe(
@@ -169,41 +150,54 @@ describe('toolOutputLimit', () => {
     );
     const markers = events.filter((event) => event.type === 'transcript-replaced');
     expect(markers).toMatchObject([{ tier: 'mutator', strategies: ['toolOutputLimit'] }]);
-    expect(effectiveHistory(events)).toEqual(loop.session.items);
+    expect(effectiveHistory(events)).toEqual(items);
     expect(
       telemetry
         .filter((event) => event.type === 'MutationFinished')
         .map((event) => ({ mutator: event.mutator, dirty: event.dirty })),
     ).toEqual([{ mutator: 'toolOutputLimit', dirty: true }]);
-    loop.stop();
   });
 });
+
+/**
+ * One turn through the real loop whose model makes `toolCalls` of the `bash` tool and then
+ * answers: the tool messages the model was sent after the calls, the log, the telemetry and the
+ * loop's items at the end.
+ */
+async function bashTurn(
+  toolCalls: { id: string; name: string; arguments: Record<string, unknown> }[],
+  options: Pick<Parameters<typeof createAgentLoop>[0], 'mutators' | 'compactor'>,
+) {
+  const server = await startServer({
+    replies: [{ toolCalls }, { text: 'The test fails in fields.py.' }],
+  });
+  const store = new MemorySessionStore();
+  const loop = createAgentLoop({
+    model: openAIChatModel({ baseURL: server.url, apiKey: 'test-key', model: 'gpt-test' }),
+    tools: [bash],
+    store,
+    tokens,
+    ...options,
+  });
+  const telemetry = recordTelemetry(loop);
+  loop.start();
+  expect((await runTurn(loop, 'Why does the test fail?')).outcome).toBe('completed');
+  const messages = server.requests[1]?.body?.messages as { role: string; content?: string }[];
+  const toolMessages = messages.filter((message) => message.role === 'tool');
+  const events = await readSession(store, loop.session.sessionId);
+  const items = loop.session.items;
+  loop.stop();
+  return { toolMessages, events, telemetry, items };
+}
 
 describe("createCompactor's tool-output cap", () => {
   /** One turn that runs pytest, through the real loop; what the model was sent, and the log. */
   async function runPytest(compactor: ReturnType<typeof createCompactor>) {
-    const server = await startServer({
-      replies: [
-        { toolCalls: [{ id: 'call_big', name: 'bash', arguments: { cmd: 'pytest' } }] },
-        { text: 'The test fails in fields.py.' },
-      ],
-    });
-    const store = new MemorySessionStore();
-    const loop = createAgentLoop({
-      model: openAIChatModel({ baseURL: server.url, apiKey: 'test-key', model: 'gpt-test' }),
-      tools: [bash],
-      store,
-      tokens,
-      compactor,
-    });
-    const telemetry = recordTelemetry(loop);
-    loop.start();
-    expect((await runTurn(loop, 'Why does the test fail?')).outcome).toBe('completed');
-    const messages = server.requests[1]?.body?.messages as { role: string; content?: string }[];
-    const sent = messages.find((message) => message.role === 'tool')?.content ?? '';
-    const events = await readSession(store, loop.session.sessionId);
-    loop.stop();
-    return { sent, events, telemetry };
+    const { toolMessages, events, telemetry } = await bashTurn(
+      [{ id: 'call_big', name: 'bash', arguments: { cmd: 'pytest' } }],
+      { compactor },
+    );
+    return { sent: toolMessages[0]?.content ?? '', events, telemetry };
   }
 
   it('by default caps a new output at 5.5% of the window in the request; the log keeps it whole', async () => {
