@@ -110,6 +110,28 @@ function trigger(replay: Pick<Replay, 'window'>, targetRatio?: number, percent?:
   });
 }
 
+/** A replay's requests in `window`, with the line and target the default trigger puts there. */
+function replayAt({
+  name,
+  window,
+  tools,
+  requests,
+  counter,
+}: Pick<Replay, 'name' | 'window' | 'tools' | 'requests'> & {
+  readonly counter: TokenCounter;
+}): Replay {
+  const { budget } = trigger({ window }).evaluate({ transcript: [], tokens: counter });
+  return {
+    name,
+    line: budget.maxTokens,
+    window,
+    target: budget.targetTokens,
+    instructions: QUALITY_INSTRUCTIONS,
+    tools,
+    requests,
+  };
+}
+
 /** The deeper-target setting: compaction aims at 40% of the default line rather than 60%. */
 export const DEEPER_TARGET = { targetRatio: 0.4 } as const;
 
@@ -482,17 +504,8 @@ export async function loadReplays({
   for (const fixture of fixtures) {
     const tokens = counter.count(fromChatMessages(fixture.messages));
     const window = Math.ceil(Math.round(tokens * 0.3) / 0.8);
-    const { budget } = trigger({ window }).evaluate({ transcript: [], tokens: counter });
     const { requests, tools } = await replayLoop({ messages: fixture.messages, counter });
-    replays.push({
-      name: fixture.file,
-      line: budget.maxTokens,
-      window,
-      target: budget.targetTokens,
-      instructions: QUALITY_INSTRUCTIONS,
-      tools,
-      requests,
-    });
+    replays.push(replayAt({ name: fixture.file, window, tools, requests, counter }));
   }
   return replays;
 }
@@ -713,18 +726,9 @@ async function loadLongReplays(counter: TokenCounter) {
   }
   const messages = session.messages.slice(0, last.end);
   const { requests, tools } = await replayLoop({ messages, counter });
-  const replays: Replay[] = LONG_WINDOWS.map((window) => {
-    const { budget } = trigger({ window }).evaluate({ transcript: [], tokens: counter });
-    return {
-      name: LONG_NAME,
-      line: budget.maxTokens,
-      window,
-      target: budget.targetTokens,
-      instructions: QUALITY_INSTRUCTIONS,
-      tools,
-      requests,
-    };
-  });
+  const replays: Replay[] = LONG_WINDOWS.map((window) =>
+    replayAt({ name: LONG_NAME, window, tools, requests, counter }),
+  );
   return { messages, replays, toolCalls: last.toolCallsSoFar, tokens: last.tokensSoFar };
 }
 
