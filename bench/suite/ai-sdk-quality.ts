@@ -15,8 +15,8 @@ import { MemorySessionStore } from '../../src/log/memory-store.js';
 import {
   type CompactionQualityReport,
   QUALITY_INSTRUCTIONS,
-  replayFigures,
 } from '../../src/testing/quality/measure-compaction-quality.js';
+import { replayFigures } from '../../src/testing/quality/replay-figures.js';
 import { observeFloors } from '../../src/testing/quality/request-floor.js';
 import { windowForLine } from '../../src/testing/quality/window-for-line.js';
 import type { TokenCounter } from '../../src/tokens/types.js';
